@@ -1,0 +1,52 @@
+# timerlab. `make` is the main job (fetch the base, build every variant, run the benchmark matrix,
+# write docs/results.md); `make test` is what CI runs. See README.md.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+VARIANTS := $(shell scripts/build-toolchain.sh --list)
+# The variants whose toolchains Go's own tests gate. upstream is pristine go1.27.4: it is built as a
+# reference for the benchmarks, not tested as ours.
+TESTED_VARIANTS := $(filter-out upstream,$(VARIANTS))
+TIMERLAB := go run ./cmd/timerlab
+
+.PHONY: all deps fetch toolchains bench report test test-go check-series test-variants test-harness test-full
+
+all: toolchains bench report
+
+deps:
+	scripts/install-deps.sh
+
+fetch: deps
+	scripts/fetch-go.sh
+
+toolchains: fetch
+	for v in $(VARIANTS); do scripts/build-toolchain.sh $$v; done
+
+bench: toolchains
+	$(TIMERLAB) bench
+
+report:
+	$(TIMERLAB) report
+
+# test: everything CI checks, cheapest first.
+test: deps test-go fetch check-series toolchains test-variants test-harness
+
+test-go:
+	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	go vet ./...
+	go test -count=1 ./...
+
+check-series: fetch
+	scripts/check-series.sh
+
+test-variants: toolchains
+	for v in $(TESTED_VARIANTS); do scripts/test-variant.sh $$v --quick; done
+
+test-harness: toolchains
+	$(TIMERLAB) bench --quick --variants heap,upstream --out build/results/ci-quick
+	$(TIMERLAB) report --results build/results/ci-quick --docs build/results/ci-quick/report
+	$(TIMERLAB) verify build/results/ci-quick
+
+# test-full VARIANT=wheel: Go's own timer tests at GOMAXPROCS=1,2,8, -count=3, and -race.
+test-full: toolchains
+	scripts/test-variant.sh $(VARIANT) --full

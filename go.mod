@@ -1,0 +1,3 @@
+module timerlab
+
+go 1.26

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# extract-patches.sh [DIR]: write the commits on top of the base in DIR (default build/work/go) back
+# into patches/ (git format-patch, one file per commit) and src-overlay/ (the files of the
+# "timerlab: src-overlay" commit, which must be the last commit).
+#
+# The patches are formatted so that the same commits always give the same bytes (zero commit hash,
+# full blob hashes, no version signature, no N/M numbering), which makes apply then extract a
+# round trip that can be checked with diff.
+source "$(dirname "$0")/lib.sh"
+
+dir=${1:-$TL_BUILD/work/go}
+overlay_subject="timerlab: src-overlay"
+git -C "$dir" rev-parse -q --verify base >/dev/null || die "$dir is not a checkout made by apply-patches.sh (no tag 'base')"
+[ -z "$(git -C "$dir" status --porcelain --untracked-files=no)" ] || die "$dir has uncommitted changes: commit them first"
+
+overlay_commit=$(git -C "$dir" log --format=%H --fixed-strings --grep="$overlay_subject" base..HEAD)
+[ "$(printf '%s\n' "$overlay_commit" | grep -c .)" -le 1 ] || die "more than one '$overlay_subject' commit in $dir"
+last=HEAD
+if [ -n "$overlay_commit" ]; then
+	[ "$overlay_commit" = "$(git -C "$dir" rev-parse HEAD)" ] || die "the '$overlay_subject' commit must be the last commit (git rebase -i)"
+	last=HEAD~1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/patches" "$tmp/overlay"
+git -C "$dir" format-patch -q --zero-commit --no-signature --full-index --no-numbered \
+	-o "$tmp/patches" "base..$last"
+if [ -n "$overlay_commit" ]; then
+	git -C "$dir" diff-tree --no-commit-id --name-only -r --diff-filter=AM HEAD |
+		xargs -r git -C "$dir" archive HEAD | tar -x -C "$tmp/overlay"
+fi
+
+mkdir -p "$TL_PATCHES"
+find "$TL_PATCHES" -maxdepth 1 -name '*.patch' -type f -delete
+cp "$tmp/patches/"* "$TL_PATCHES/" 2>/dev/null || true
+rm -rf "$TL_OVERLAY"
+mv "$tmp/overlay" "$TL_OVERLAY"
+step "$(ls "$TL_PATCHES" | grep -c '\.patch$') patches in ${TL_PATCHES#"$TL_ROOT"/}, $(find "$TL_OVERLAY" -type f | wc -l) overlay files in ${TL_OVERLAY#"$TL_ROOT"/}"

@@ -1,0 +1,154 @@
+# scripts/lib.sh: definitions shared by timerlab's scripts. Source it; do not run it.
+#
+# Every path a script writes or reads can be redirected through the environment, which is how the
+# script tests build a small fake world instead of a 250 MB Go tree:
+#   TIMERLAB_BUILD      build outputs (default: build/)
+#   TIMERLAB_BASE_CONF  the pinned base (default: base.conf)
+#   TIMERLAB_VARIANTS   the variant list (default: variants.conf)
+#   TIMERLAB_PATCHES    the patch series (default: patches/)
+#   TIMERLAB_OVERLAY    wholly new files, at GOROOT-relative paths (default: src-overlay/)
+
+set -euo pipefail
+
+TL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TL_BUILD=${TIMERLAB_BUILD:-$TL_ROOT/build}
+TL_BASE_CONF=${TIMERLAB_BASE_CONF:-$TL_ROOT/base.conf}
+TL_VARIANTS=${TIMERLAB_VARIANTS:-$TL_ROOT/variants.conf}
+TL_PATCHES=${TIMERLAB_PATCHES:-$TL_ROOT/patches}
+TL_OVERLAY=${TIMERLAB_OVERLAY:-$TL_ROOT/src-overlay}
+
+# The identity and date of every commit the scripts make, so that the base commit and the commits
+# of the series have the same hashes on every machine.
+export GIT_AUTHOR_NAME=timerlab GIT_AUTHOR_EMAIL=timerlab@localhost
+export GIT_COMMITTER_NAME=timerlab GIT_COMMITTER_EMAIL=timerlab@localhost
+export GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+
+# die prints one line naming the script and exits non-zero.
+die() {
+	echo "$(basename "$0"): error: $*" >&2
+	exit 1
+}
+
+# step prints one progress line.
+step() {
+	echo "==> $(basename "$0"): $*"
+}
+
+# conf_get FILE KEY prints the value of KEY=value in FILE, or fails.
+conf_get() {
+	local v
+	v=$(sed -n "s/^$2=//p" "$1" | head -n 1)
+	[ -n "$v" ] || return 1
+	printf '%s\n' "$v"
+}
+
+base_version() {
+	[ -f "$TL_BASE_CONF" ] || die "missing base pin $TL_BASE_CONF"
+	conf_get "$TL_BASE_CONF" version || die "$TL_BASE_CONF names no version"
+}
+
+# base_dir is the git repository holding the pristine upstream tree, one commit.
+base_dir() {
+	echo "$TL_BUILD/base/$(base_version)"
+}
+
+# base_ready succeeds when fetch-go.sh finished a base for the pinned sum.
+base_ready() {
+	local marker
+	marker="$(base_dir)/.git/timerlab-base"
+	[ -f "$marker" ] && [ "$(cat "$marker")" = "$(host_sum)" ]
+}
+
+host_platform() {
+	echo "$(go env GOHOSTOS)-$(go env GOHOSTARCH)"
+}
+
+host_sum() {
+	local p
+	p=$(host_platform)
+	conf_get "$TL_BASE_CONF" "sum.$p" || die "$TL_BASE_CONF pins no sum for $p (add sum.$p=h1:...)"
+}
+
+# variant_line NAME prints the variants.conf fields of NAME (series goexp godebug text), or fails.
+variant_line() {
+	awk -v n="$1" '!/^#/ && NF && $1 == n { $1 = ""; sub(/^ /, ""); print; found = 1 } END { exit !found }' "$TL_VARIANTS"
+}
+
+variant_names() {
+	awk '!/^#/ && NF { print $1 }' "$TL_VARIANTS"
+}
+
+# require_variant NAME fails with one line unless NAME is listed in variants.conf.
+require_variant() {
+	[ -n "${1:-}" ] || die "no variant given (known: $(variant_names | paste -sd ' '))"
+	variant_line "$1" >/dev/null || die "unknown variant '$1' (known: $(variant_names | paste -sd ' '))"
+}
+
+variant_field() { # NAME FIELD(series|goexp|godebug)
+	local series goexp godebug text
+	read -r series goexp godebug text < <(variant_line "$1")
+	case $2 in
+	series) echo "$series" ;;
+	goexp) [ "$goexp" = - ] || echo "$goexp" ;;
+	godebug) [ "$godebug" = - ] || echo "$godebug" ;;
+	text) echo "$text" ;;
+	esac
+}
+
+toolchain_dir() {
+	echo "$TL_BUILD/toolchains/$1"
+}
+
+# series_files lists, sorted, the patch series and overlay files a variant with series "all" applies.
+series_files() {
+	find "$TL_PATCHES" -maxdepth 1 -name '*.patch' -type f 2>/dev/null | LC_ALL=C sort
+	[ -d "$TL_OVERLAY" ] && (cd "$TL_OVERLAY" && find . -type f | LC_ALL=C sort | sed "s|^\.|$TL_OVERLAY|")
+	return 0
+}
+
+# series_hash prints one hash of the patch series and the overlay (paths and contents).
+series_hash() {
+	local f
+	series_files | while read -r f; do
+		printf '%s\n' "${f#"$TL_ROOT"/}"
+		sha256sum <"$f"
+	done | sha256sum | cut -d' ' -f1
+}
+
+# checkout_series DIR NAME: clone the base into DIR and apply NAME's series there.
+checkout_series() {
+	local dir=$1 series
+	series=$(variant_field "$2" series)
+	git clone -q --shared "$(base_dir)" "$dir" || die "cannot clone base $(base_dir)"
+	[ "$series" = none ] && return 0
+	apply_series "$dir"
+}
+
+# apply_series DIR: git am the patches onto DIR, then copy the overlay in and commit it.
+# A patch that does not apply stops here, naming the patch, file and hunk.
+apply_series() {
+	local dir=$1 p out
+	for p in $(find "$TL_PATCHES" -maxdepth 1 -name '*.patch' -type f | LC_ALL=C sort); do
+		if ! out=$(git -C "$dir" am -q --keep-cr --whitespace=nowarn "$p" 2>&1); then
+			git -C "$dir" am --abort >/dev/null 2>&1 || true
+			die "patch $(basename "$p") does not apply: $(patch_failure "$out")"
+		fi
+	done
+	if [ -d "$TL_OVERLAY" ] && [ -n "$(ls -A "$TL_OVERLAY")" ]; then
+		(cd "$TL_OVERLAY" && find . -type f) | while read -r p; do
+			[ ! -e "$dir/$p" ] || die "src-overlay/${p#./} exists upstream: change upstream files with a patch"
+		done
+		cp -R "$TL_OVERLAY"/. "$dir"/
+		git -C "$dir" add -A
+		git -C "$dir" commit -q -m "timerlab: src-overlay" --allow-empty
+	fi
+}
+
+# patch_failure condenses git am's report to the file and hunk that failed.
+patch_failure() {
+	local first
+	first=$(printf '%s\n' "$1" | grep -E '^error: patch failed:|^error: .*: No such file|^error: .*: does not exist|^error: .*already exists' | head -n 1)
+	[ -n "$first" ] || first=$(printf '%s\n' "$1" | grep -m1 -E '^(error|fatal):')
+	printf '%s\n' "${first#error: }"
+}

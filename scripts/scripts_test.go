@@ -1,0 +1,465 @@
+// Tests of the pipeline scripts. They run the real scripts against a small fake world: a base whose
+// make.bash writes a bin/go that only answers "version", its own base.conf, variants.conf, patches and
+// overlay, all redirected with the TIMERLAB_* variables that scripts/lib.sh documents. Only
+// TestFetchRefusesTamperedSum touches the real pinned base (through the module proxy or its cache).
+package scripts_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const fakeVersion = "go9.9.9"
+
+// fakeMakeBash writes bin/go, which prints the version line the way a real toolchain does, with the
+// GOEXPERIMENT it was built with. It counts its runs in ../../make.count (beside the toolchains) and
+// obeys FAKE_MAKE=fail (exit 1) and FAKE_MAKE=hang (sleep after telling the test it started).
+const fakeMakeBash = `#!/usr/bin/env bash
+set -e
+count="$TIMERLAB_BUILD/make.count"
+echo run >>"$count"
+case ${FAKE_MAKE:-} in
+fail) echo "fake make.bash: compile error" >&2; exit 1 ;;
+hang) touch "$TIMERLAB_BUILD/make.started"; sleep 60 ;;
+esac
+mkdir -p ../bin
+x=; [ -z "$GOEXPERIMENT" ] || x=" X:$GOEXPERIMENT" # as cmd/link does for a version with a "-"
+printf '#!/bin/sh\necho "go version $(head -n 1 "$(dirname "$0")/../VERSION")%s linux/amd64"\n' "$x" >../bin/go
+chmod +x ../bin/go
+`
+
+const fakeTimeGo = `package runtime
+
+// timers are kept in a heap.
+func addtimer() {}
+func deltimer() {}
+`
+
+// world is one fake project: its directory and the environment that points the scripts at it.
+type world struct {
+	dir string
+	env []string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	dir := t.TempDir()
+	w := &world{dir: dir}
+	w.env = append(os.Environ(),
+		"TIMERLAB_BUILD="+filepath.Join(dir, "build"),
+		"TIMERLAB_BASE_CONF="+filepath.Join(dir, "base.conf"),
+		"TIMERLAB_VARIANTS="+filepath.Join(dir, "variants.conf"),
+		"TIMERLAB_PATCHES="+filepath.Join(dir, "patches"),
+		"TIMERLAB_OVERLAY="+filepath.Join(dir, "src-overlay"),
+		"FAKE_MAKE=",
+	)
+	platform := runtime.GOOS + "-" + runtime.GOARCH
+	w.write(t, "base.conf", "version="+fakeVersion+"\nmodule=example.com/fake\nsum."+platform+"=h1:fake\n")
+	w.write(t, "variants.conf", "# name series goexp godebug text\n"+
+		"upstream none - - pristine\n"+
+		"heap all - - the baseline\n"+
+		"wheel all timerwheel - a wheel\n")
+	w.makeBase(t)
+	w.addPatch(t, "timers are kept in a heap.", "timers are kept in a heap (timerlab).")
+	w.write(t, "src-overlay/src/runtime/timelab.go", "package runtime\n")
+	return w
+}
+
+func (w *world) path(rel string) string { return filepath.Join(w.dir, rel) }
+
+func (w *world) write(t *testing.T, rel, content string) {
+	t.Helper()
+	p := w.path(rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (w *world) read(t *testing.T, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(w.path(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (w *world) exists(rel string) bool {
+	_, err := os.Stat(w.path(rel))
+	return err == nil
+}
+
+// makeBase lays out what fetch-go.sh would have made: a git repository, one commit, tag base, and
+// the marker naming the pinned sum.
+func (w *world) makeBase(t *testing.T) {
+	t.Helper()
+	base := "build/base/" + fakeVersion
+	w.write(t, base+"/VERSION", fakeVersion+"\ntime 2026-01-01T00:00:00Z\n")
+	w.write(t, base+"/src/make.bash", fakeMakeBash)
+	w.write(t, base+"/src/runtime/time.go", fakeTimeGo)
+	w.git(t, base, "init", "-q", "-b", "main")
+	w.git(t, base, "add", "-A")
+	w.git(t, base, "commit", "-q", "-m", "upstream "+fakeVersion)
+	w.git(t, base, "tag", "base")
+	w.write(t, base+"/.git/timerlab-base", "h1:fake\n")
+}
+
+// addPatch makes a patch in patches/ the way a developer does: apply-patches, edit, commit, extract.
+func (w *world) addPatch(t *testing.T, old, new string) {
+	t.Helper()
+	w.mustRun(t, "apply-patches.sh", "--force", w.path("build/work/go"))
+	timeGo := "build/work/go/src/runtime/time.go"
+	w.write(t, timeGo, strings.Replace(w.read(t, timeGo), old, new, 1))
+	w.git(t, "build/work/go", "commit", "-q", "-a", "-m", "runtime: say who keeps the timers")
+	w.mustRun(t, "extract-patches.sh", w.path("build/work/go"))
+}
+
+func (w *world) git(t *testing.T, rel string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", w.path(rel)}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// result is what one script run printed and how it ended.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (w *world) run(t *testing.T, script string, args ...string) result {
+	t.Helper()
+	return w.runEnv(t, nil, script, args...)
+}
+
+func (w *world) runEnv(t *testing.T, extra []string, script string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(scriptsDir(t), script), args...)
+	cmd.Env = append(append([]string{}, w.env...), extra...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	code := 0
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %s: %v", script, err)
+	}
+	return result{stdout.String(), stderr.String(), code}
+}
+
+func (w *world) mustRun(t *testing.T, script string, args ...string) result {
+	t.Helper()
+	r := w.run(t, script, args...)
+	if r.code != 0 {
+		t.Fatalf("%s %v: exit %d\nstdout:\n%s\nstderr:\n%s", script, args, r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+func scriptsDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
+}
+
+// wantOneLineError checks that a run failed with exactly one line on stderr containing want.
+func wantOneLineError(t *testing.T, r result, want string) {
+	t.Helper()
+	if r.code == 0 {
+		t.Fatalf("exit 0, want failure; stdout:\n%s", r.stdout)
+	}
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], want) {
+		t.Fatalf("stderr = %q, want one line containing %q", r.stderr, want)
+	}
+}
+
+func (w *world) makeCount(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile(w.path("build/make.count"))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "run\n")
+}
+
+// leftovers lists what a build left in build/toolchains besides finished toolchains and locks.
+func (w *world) leftovers(t *testing.T) []string {
+	t.Helper()
+	ents, _ := os.ReadDir(w.path("build/toolchains"))
+	var left []string
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp.") {
+			left = append(left, e.Name())
+		}
+	}
+	return left
+}
+
+func TestListVariants(t *testing.T) {
+	w := newWorld(t)
+	r := w.mustRun(t, "build-toolchain.sh", "--list")
+	if r.stdout != "upstream\nheap\nwheel\n" {
+		t.Fatalf("--list printed %q", r.stdout)
+	}
+}
+
+func TestBuildNamesVariantInVersion(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "wheel")
+	out, err := exec.Command(w.path("build/toolchains/wheel/bin/go"), "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fakeVersion + "-timerlab.wheel X:timerwheel"; !strings.Contains(string(out), want) {
+		t.Fatalf("go version = %q, want it to contain %q", out, want)
+	}
+	if got := w.read(t, "build/toolchains/wheel/src/runtime/time.go"); !strings.Contains(got, "(timerlab)") {
+		t.Fatalf("patch not applied to the built tree:\n%s", got)
+	}
+	if !w.exists("build/toolchains/wheel/src/runtime/timelab.go") {
+		t.Fatal("overlay file missing from the built tree")
+	}
+}
+
+func TestUpstreamVariantGetsNoSeries(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "upstream")
+	if got := w.read(t, "build/toolchains/upstream/src/runtime/time.go"); got != fakeTimeGo {
+		t.Fatalf("upstream tree was patched:\n%s", got)
+	}
+	if w.exists("build/toolchains/upstream/src/runtime/timelab.go") {
+		t.Fatal("upstream tree got the overlay")
+	}
+}
+
+func TestBuildIsIdempotentUntilSeriesChanges(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	r := w.mustRun(t, "build-toolchain.sh", "heap")
+	if n := w.makeCount(t); n != 1 {
+		t.Fatalf("make.bash ran %d times for two builds of an unchanged series", n)
+	}
+	if !strings.Contains(r.stdout, "up to date") {
+		t.Fatalf("second build did not say it was up to date:\n%s", r.stdout)
+	}
+	w.write(t, "src-overlay/src/runtime/timelab.go", "package runtime\n\n// changed\n")
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	if n := w.makeCount(t); n != 2 {
+		t.Fatalf("make.bash ran %d times, want a rebuild after the overlay changed", n)
+	}
+}
+
+func TestUnknownVariant(t *testing.T) {
+	w := newWorld(t)
+	r := w.run(t, "build-toolchain.sh", "nosuchvariant")
+	wantOneLineError(t, r, "unknown variant 'nosuchvariant'")
+	r = w.run(t, "test-variant.sh", "nosuchvariant", "--quick")
+	wantOneLineError(t, r, "unknown variant 'nosuchvariant'")
+}
+
+func TestMissingBase(t *testing.T) {
+	w := newWorld(t)
+	if err := os.RemoveAll(w.path("build/base")); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run(t, "build-toolchain.sh", "heap")
+	wantOneLineError(t, r, "missing base")
+	if w.exists("build/toolchains/heap") {
+		t.Fatal("a toolchain appeared without a base")
+	}
+}
+
+func TestMissingToolchainForTests(t *testing.T) {
+	w := newWorld(t)
+	r := w.run(t, "test-variant.sh", "heap", "--quick")
+	wantOneLineError(t, r, "no toolchain for heap")
+}
+
+func TestDriftedPatchNamesFileAndHunk(t *testing.T) {
+	w := newWorld(t)
+	// The base moves under the series: the line the patch changes is no longer there.
+	base := "build/base/" + fakeVersion
+	w.write(t, base+"/src/runtime/time.go", strings.Replace(fakeTimeGo, "timers are kept", "timers live", 1))
+	w.git(t, base, "commit", "-q", "-a", "-m", "drift")
+	r := w.run(t, "build-toolchain.sh", "heap")
+	wantOneLineError(t, r, "does not apply: patch failed: src/runtime/time.go:")
+	if !strings.Contains(r.stderr, "0001-runtime-say-who-keeps-the-timers.patch") {
+		t.Fatalf("error does not name the patch: %q", r.stderr)
+	}
+	if w.exists("build/toolchains/heap") || len(w.leftovers(t)) > 0 {
+		t.Fatalf("failed build left %v", w.leftovers(t))
+	}
+}
+
+func TestOverlayMustBeNewFiles(t *testing.T) {
+	w := newWorld(t)
+	w.write(t, "src-overlay/src/runtime/time.go", "package runtime\n")
+	r := w.run(t, "build-toolchain.sh", "heap")
+	wantOneLineError(t, r, "src-overlay/src/runtime/time.go exists upstream")
+}
+
+func TestFailedRebuildKeepsPreviousToolchain(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	stamp := w.read(t, "build/toolchains/heap/.timerlab-stamp")
+	w.write(t, "src-overlay/src/runtime/timelab.go", "package runtime\n\n// changed\n")
+	r := w.runEnv(t, []string{"FAKE_MAKE=fail"}, "build-toolchain.sh", "heap")
+	wantOneLineError(t, r, "make.bash failed for heap")
+	if left := w.leftovers(t); len(left) > 0 {
+		t.Fatalf("failed build left %v", left)
+	}
+	// The finished toolchain of the previous series stays whole, and its stamp still names that
+	// series, so the next build does not take it for current.
+	if got := w.read(t, "build/toolchains/heap/.timerlab-stamp"); got != stamp {
+		t.Fatalf("stamp changed by a failed build: %q -> %q", stamp, got)
+	}
+	if w.exists("build/toolchains/heap/src/runtime/timelab.go") &&
+		strings.Contains(w.read(t, "build/toolchains/heap/src/runtime/timelab.go"), "changed") {
+		t.Fatal("failed build's tree replaced the previous toolchain")
+	}
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	if n := w.makeCount(t); n != 3 {
+		t.Fatalf("make.bash ran %d times, want 3 (build, failed rebuild, rebuild)", n)
+	}
+}
+
+func TestInterruptedBuildLeavesNoToolchain(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			w := newWorld(t)
+			cmd := exec.Command(filepath.Join(scriptsDir(t), "build-toolchain.sh"), "heap")
+			cmd.Env = append(append([]string{}, w.env...), "FAKE_MAKE=hang")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, w.path("build/make.started"))
+			if err := syscall.Kill(-cmd.Process.Pid, sig); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Wait(); err == nil {
+				t.Fatal("interrupted build exited 0")
+			}
+			if w.exists("build/toolchains/heap") {
+				t.Fatal("interrupted build left build/toolchains/heap")
+			}
+			if sig == syscall.SIGINT && len(w.leftovers(t)) > 0 {
+				t.Fatalf("interrupted build did not clean up: %v", w.leftovers(t))
+			}
+			// Whatever a killed build left, the next build must finish and remove it.
+			w.mustRun(t, "build-toolchain.sh", "heap")
+			if left := w.leftovers(t); len(left) > 0 {
+				t.Fatalf("next build kept %v", left)
+			}
+		})
+	}
+}
+
+func waitFor(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
+}
+
+func TestSeriesRoundTrip(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "check-series.sh")
+
+	// A hand edit of a committed patch is not what extract gives: the round trip must say so.
+	patches, err := filepath.Glob(w.path("patches/*.patch"))
+	if err != nil || len(patches) != 1 {
+		t.Fatalf("patches: %v %v", patches, err)
+	}
+	body, err := os.ReadFile(patches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(body), "Subject: [PATCH] runtime: say", "Subject: [PATCH] runtime: tell", 1)
+	if err := os.WriteFile(patches[0], []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run(t, "check-series.sh")
+	if r.code == 0 || !strings.Contains(r.stderr, "patches/ differs") {
+		t.Fatalf("hand-edited patch passed the round trip: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestExtractKeepsOverlayEdits(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "apply-patches.sh", "--force", w.path("build/work/go"))
+	w.write(t, "build/work/go/src/runtime/timelab.go", "package runtime\n\n// edited in the work tree\n")
+	w.git(t, "build/work/go", "commit", "-q", "-a", "--amend", "--no-edit")
+	w.mustRun(t, "extract-patches.sh", w.path("build/work/go"))
+	if got := w.read(t, "src-overlay/src/runtime/timelab.go"); !strings.Contains(got, "edited in the work tree") {
+		t.Fatalf("overlay edit not extracted:\n%s", got)
+	}
+	w.mustRun(t, "check-series.sh")
+}
+
+func TestExtractWantsOverlayCommitLast(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "apply-patches.sh", "--force", w.path("build/work/go"))
+	w.write(t, "build/work/go/src/runtime/time.go", fakeTimeGo+"\n// later\n")
+	w.git(t, "build/work/go", "commit", "-q", "-a", "-m", "runtime: a commit after the overlay")
+	r := w.run(t, "extract-patches.sh", w.path("build/work/go"))
+	wantOneLineError(t, r, "must be the last commit")
+}
+
+// TestFetchRefusesTamperedSum runs fetch-go.sh on the real pinned base with a wrong h1: sum.
+func TestFetchRefusesTamperedSum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads the pinned Go release when the module cache lacks it")
+	}
+	pinned, err := os.ReadFile(filepath.Join(scriptsDir(t), "..", "base.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t)
+	if err := os.RemoveAll(w.path("build/base")); err != nil {
+		t.Fatal(err)
+	}
+	platform := runtime.GOOS + "-" + runtime.GOARCH
+	var tampered []string
+	for _, line := range strings.Split(string(pinned), "\n") {
+		if strings.HasPrefix(line, "sum."+platform+"=") {
+			line = "sum." + platform + "=h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+		}
+		tampered = append(tampered, line)
+	}
+	w.write(t, "base.conf", strings.Join(tampered, "\n"))
+	r := w.run(t, "fetch-go.sh")
+	wantOneLineError(t, r, "sum mismatch")
+	ents, _ := os.ReadDir(w.path("build/base"))
+	if len(ents) > 0 {
+		t.Fatalf("refused base left %v in build/base", ents)
+	}
+}

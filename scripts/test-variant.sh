@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# test-variant.sh VARIANT [--quick|--full]: run Go's own tests that exercise timers with the
+# variant's toolchain, from its GOROOT, and print which packages passed.
+#
+#   --quick (default)  -short, one run, the toolchain's GOMAXPROCS: a few minutes, for CI.
+#   --full             no -short, -count=3 at GOMAXPROCS=1, 2 and 8 (P destruction and timer
+#                      stealing), then the same packages under -race.
+#
+# Extra `go test` flags can be passed in TIMERLAB_TESTFLAGS (e.g. -v, or -run to narrow).
+source "$(dirname "$0")/lib.sh"
+
+variant=${1:-}
+mode=${2:---quick}
+require_variant "$variant"
+case $mode in --quick | --full) ;; *) die "unknown mode '$mode' (want --quick or --full)" ;; esac
+tc=$(toolchain_dir "$variant")
+[ -x "$tc/bin/go" ] || die "no toolchain for $variant at $tc: run scripts/build-toolchain.sh $variant"
+
+# Each group is: packages, then the -run pattern that selects their timer tests ("" for all).
+groups=(
+	"time context testing/synctest internal/poll|"
+	"runtime|Timer|Sleep|Tick|Netpoll|Preempt|Synctest|TimeTimer|PeriodicGC|GCFairness|SpuriousWakeups"
+	"net os|Deadline|Timeout"
+)
+
+passed=()
+failed=()
+
+# run_group LABEL FLAGS...: run every group with the extra flags, recording each package's verdict.
+run_group() {
+	local label=$1 g pkgs run out
+	shift
+	for g in "${groups[@]}"; do
+		pkgs=${g%%|*}
+		run=${g#*|}
+		step "$variant $label: go test $* ${run:+-run '$run' }$pkgs"
+		out=$(mktemp)
+		# shellcheck disable=SC2086 # package lists and TIMERLAB_TESTFLAGS are word lists
+		(cd "$tc/src" && go test "$@" ${TIMERLAB_TESTFLAGS:-} ${run:+-run "$run"} $pkgs) 2>&1 | tee "$out" || true
+		record "$label" "$out" $pkgs
+		rm -f "$out"
+	done
+}
+
+# record LABEL OUTPUT PKGS...: a package passed when go test printed "ok <pkg>" for it.
+record() {
+	local label=$1 out=$2 p
+	shift 2
+	for p in "$@"; do
+		if grep -qE "^ok[[:space:]]+$p[[:space:]]" "$out"; then
+			passed+=("$p[$label]")
+		else
+			failed+=("$p[$label]")
+		fi
+	done
+}
+
+export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS=
+unset GOEXPERIMENT
+step "testing $("$tc/bin/go" version) ($mode)"
+if [ "$mode" = --quick ]; then
+	run_group quick -short -count=1
+else
+	for procs in 1 2 8; do
+		export GOMAXPROCS=$procs
+		run_group "P=$procs" -count=3 -timeout=30m
+	done
+	unset GOMAXPROCS
+	run_group race -race -count=1 -timeout=30m
+fi
+
+echo "passed: ${passed[*]:-none}"
+echo "failed: ${failed[*]:-none}"
+[ ${#failed[@]} -eq 0 ] || die "$variant: ${#failed[@]} package runs failed"
+step "$variant: all ${#passed[@]} package runs passed"
