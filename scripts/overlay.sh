@@ -21,38 +21,38 @@ shift
 tc=$(toolchain_dir "$variant")
 work=${TIMERLAB_WORK:-$TL_BUILD/work/go}
 [ -x "$tc/bin/go" ] || die "no toolchain for $variant at $tc: run scripts/build-toolchain.sh $variant"
-[ -d "$work/src" ] || die "no work checkout at $work: run scripts/apply-patches.sh"
+git -C "$work" rev-parse -q --verify base >/dev/null 2>&1 || die "no work checkout at $work: run scripts/apply-patches.sh"
 work=$(cd "$work" && pwd)
 
-# changed_files prints the src/-relative paths that the work checkout has and the toolchain lacks or
-# has with other contents.
+# changed_files prints the src/-relative paths that the work checkout changed or added since the base
+# (committed or not) and whose contents differ from the toolchain's. Files that make.bash generates
+# in the toolchain (internal/buildcfg/zbootstrap.go, ...) are not changes of the work checkout, so
+# they are never overlaid.
 changed_files() {
-	diff -rq "$work/src" "$tc/src" 2>/dev/null | while read -r line; do
-		case $line in
-		"Files $work/src/"*" differ")
-			line=${line#"Files $work/src/"}
-			echo "${line%% and *}"
-			;;
-		"Only in $work/src"*)
-			line=${line#"Only in $work/src"}
-			line=${line#/}
-			local dir=${line%%: *} name=${line#*: }
-			(cd "$work/src" && find "${dir:+$dir/}$name" -type f)
-			;;
-		esac
+	local f
+	{
+		git -C "$work" diff --name-only base -- src
+		git -C "$work" ls-files --others --exclude-standard -- src
+	} | LC_ALL=C sort -u | while read -r f; do
+		[ -f "$work/$f" ] && ! cmp -s "$work/$f" "$tc/$f" && echo "${f#src/}"
 	done
+	return 0
 }
 
 json="$TL_BUILD/overlay/$variant.json"
 mkdir -p "$(dirname "$json")"
-files=$(changed_files | LC_ALL=C sort)
+files=$(changed_files)
 {
 	echo '{"Replace": {'
-	printf '%s\n' "$files" | grep . | sed "s|.*|\"$tc/src/&\": \"$work/src/&\"|" | paste -sd, -
+	sep=
+	for f in $files; do
+		printf '%s"%s": "%s"\n' "$sep" "$tc/src/$f" "$work/src/$f"
+		sep=,
+	done
 	echo '}}'
 } >"$json.tmp"
 mv "$json.tmp" "$json"
-step "$(printf '%s\n' "$files" | grep -c .) file(s) from ${work#"$TL_ROOT"/} over $variant: $(printf '%s\n' "$files" | grep . | paste -sd ' ' -)"
+step "$(echo $files | wc -w) file(s) from ${work#"$TL_ROOT"/} over $variant: $(echo $files)"
 
 export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS=
 cmd=$1

@@ -18,7 +18,7 @@ tc=$(toolchain_dir "$variant")
 
 # Each group is: packages, then the -run pattern that selects their timer tests ("" for all).
 groups=(
-	"time context testing/synctest internal/poll|"
+	"time context testing/synctest internal/poll runtime/metrics|"
 	"runtime|Timer|Sleep|Tick|Netpoll|Preempt|Synctest|TimeTimer|PeriodicGC|GCFairness|SpuriousWakeups"
 	"net os|Deadline|Timeout"
 )
