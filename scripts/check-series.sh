@@ -8,7 +8,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$TL_ROOT/scripts/apply-patches.sh" "$tmp/go" >/dev/null
 TIMERLAB_PATCHES="$tmp/patches" TIMERLAB_OVERLAY="$tmp/overlay" "$TL_ROOT/scripts/extract-patches.sh" "$tmp/go" >/dev/null
-mkdir -p "$TL_OVERLAY" "$tmp/patches"
+mkdir -p "$TL_OVERLAY" "$tmp/patches" "$tmp/overlay"
+[ ! -f "$TL_OVERLAY/$TL_OVERLAY_FENCE" ] || cp "$TL_OVERLAY/$TL_OVERLAY_FENCE" "$tmp/overlay/"
 diff -r "$TL_PATCHES" "$tmp/patches" >&2 || die "patches/ differs from what apply then extract gives (diff above)"
 diff -r "$TL_OVERLAY" "$tmp/overlay" >&2 || die "src-overlay/ differs from what apply then extract gives (diff above)"
-step "round trip ok: $(ls "$TL_PATCHES" | grep -c '\.patch$') patches, $(find "$TL_OVERLAY" -type f | wc -l) overlay files"
+step "round trip ok: $(ls "$TL_PATCHES" | grep -c '\.patch$') patches, $(overlay_files | wc -l) overlay files"

@@ -34,6 +34,7 @@ fi
 mkdir -p "$TL_PATCHES"
 find "$TL_PATCHES" -maxdepth 1 -name '*.patch' -type f -delete
 cp "$tmp/patches/"* "$TL_PATCHES/" 2>/dev/null || true
+[ ! -f "$TL_OVERLAY/$TL_OVERLAY_FENCE" ] || cp "$TL_OVERLAY/$TL_OVERLAY_FENCE" "$tmp/overlay/"
 rm -rf "$TL_OVERLAY"
 mv "$tmp/overlay" "$TL_OVERLAY"
-step "$(ls "$TL_PATCHES" | grep -c '\.patch$') patches in ${TL_PATCHES#"$TL_ROOT"/}, $(find "$TL_OVERLAY" -type f | wc -l) overlay files in ${TL_OVERLAY#"$TL_ROOT"/}"
+step "$(ls "$TL_PATCHES" | grep -c '\.patch$') patches in ${TL_PATCHES#"$TL_ROOT"/}, $(overlay_files | wc -l) overlay files in ${TL_OVERLAY#"$TL_ROOT"/}"

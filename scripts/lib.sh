@@ -100,11 +100,21 @@ toolchain_dir() {
 	echo "$TL_BUILD/toolchains/$1"
 }
 
+# The overlay's own go.mod is not part of the overlay: it fences src-overlay/ off from the timerlab
+# module, whose ./... would otherwise take runtime files for packages of ours. It is never copied into
+# a tree, and extract-patches.sh keeps it.
+TL_OVERLAY_FENCE=go.mod
+
+# overlay_files lists the overlay's files, relative to it (./src/...), without the fence.
+overlay_files() {
+	[ -d "$TL_OVERLAY" ] || return 0
+	(cd "$TL_OVERLAY" && find . -type f ! -path "./$TL_OVERLAY_FENCE" | LC_ALL=C sort)
+}
+
 # series_files lists, sorted, the patch series and overlay files a variant with series "all" applies.
 series_files() {
 	find "$TL_PATCHES" -maxdepth 1 -name '*.patch' -type f 2>/dev/null | LC_ALL=C sort
-	[ -d "$TL_OVERLAY" ] && (cd "$TL_OVERLAY" && find . -type f | LC_ALL=C sort | sed "s|^\.|$TL_OVERLAY|")
-	return 0
+	overlay_files | sed "s|^\.|$TL_OVERLAY|"
 }
 
 # series_hash prints one hash of the patch series and the overlay (paths and contents).
@@ -135,11 +145,11 @@ apply_series() {
 			die "patch $(basename "$p") does not apply: $(patch_failure "$out")"
 		fi
 	done
-	if [ -d "$TL_OVERLAY" ] && [ -n "$(ls -A "$TL_OVERLAY")" ]; then
-		(cd "$TL_OVERLAY" && find . -type f) | while read -r p; do
+	if [ -n "$(overlay_files)" ]; then
+		overlay_files | while read -r p; do
 			[ ! -e "$dir/$p" ] || die "src-overlay/${p#./} exists upstream: change upstream files with a patch"
 		done
-		cp -R "$TL_OVERLAY"/. "$dir"/
+		overlay_files | tar -C "$TL_OVERLAY" -cf - -T - | tar -C "$dir" -xf -
 		git -C "$dir" add -A
 		git -C "$dir" commit -q -m "timerlab: src-overlay" --allow-empty
 	fi

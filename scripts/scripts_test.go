@@ -70,6 +70,7 @@ func newWorld(t *testing.T) *world {
 	w.makeBase(t)
 	w.addPatch(t, "timers are kept in a heap.", "timers are kept in a heap (timerlab).")
 	w.write(t, "src-overlay/src/runtime/timelab.go", "package runtime\n")
+	w.write(t, "src-overlay/go.mod", "module fence\n")
 	return w
 }
 
@@ -241,6 +242,9 @@ func TestBuildNamesVariantInVersion(t *testing.T) {
 	}
 	if !w.exists("build/toolchains/wheel/src/runtime/timelab.go") {
 		t.Fatal("overlay file missing from the built tree")
+	}
+	if w.exists("build/toolchains/wheel/go.mod") {
+		t.Fatal("the overlay's fence go.mod was copied into the tree")
 	}
 }
 
@@ -421,6 +425,9 @@ func TestExtractKeepsOverlayEdits(t *testing.T) {
 	w.mustRun(t, "extract-patches.sh", w.path("build/work/go"))
 	if got := w.read(t, "src-overlay/src/runtime/timelab.go"); !strings.Contains(got, "edited in the work tree") {
 		t.Fatalf("overlay edit not extracted:\n%s", got)
+	}
+	if !w.exists("src-overlay/go.mod") {
+		t.Fatal("extract dropped the overlay's fence go.mod")
 	}
 	w.mustRun(t, "check-series.sh")
 }
