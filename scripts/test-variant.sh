@@ -6,7 +6,8 @@
 #   --full             no -short, -count=3 at GOMAXPROCS=1, 2 and 8 (P destruction and timer
 #                      stealing), then the same packages under -race.
 #
-# Extra `go test` flags can be passed in TIMERLAB_TESTFLAGS (e.g. -v, or -run to narrow).
+# Extra `go test` flags can be passed in TIMERLAB_TESTFLAGS (e.g. -v); they come last, so a -run
+# there replaces each group's own.
 source "$(dirname "$0")/lib.sh"
 
 variant=${1:-}
@@ -36,7 +37,7 @@ run_group() {
 		step "$variant $label: go test $* ${run:+-run '$run' }$pkgs"
 		out=$(mktemp)
 		# shellcheck disable=SC2086 # package lists and TIMERLAB_TESTFLAGS are word lists
-		(cd "$tc/src" && go test "$@" ${TIMERLAB_TESTFLAGS:-} ${run:+-run "$run"} $pkgs) 2>&1 | tee "$out" || true
+		(cd "$tc/src" && go test "$@" ${run:+-run "$run"} ${TIMERLAB_TESTFLAGS:-} $pkgs) 2>&1 | tee "$out" || true
 		record "$label" "$out" $pkgs
 		rm -f "$out"
 	done
