@@ -9,7 +9,7 @@ VARIANTS := $(shell scripts/build-toolchain.sh --list)
 TESTED_VARIANTS := $(filter-out upstream,$(VARIANTS))
 TIMERLAB := go run ./cmd/timerlab
 
-.PHONY: all deps fetch toolchains bench report test test-go check-series test-variants test-harness test-full
+.PHONY: all deps fetch toolchains bench report configs test test-go check-series test-variants test-harness test-full
 
 all: toolchains bench report
 
@@ -28,6 +28,10 @@ bench: toolchains
 report:
 	$(TIMERLAB) report
 
+# configs: bent and sweet configuration files for the built toolchains (docs/benchmarks.md).
+configs:
+	$(TIMERLAB) configs
+
 # test: everything CI checks, cheapest first, each step timed.
 test:
 	ci/steps.sh deps test-go check-series toolchains test-variants test-harness
@@ -36,6 +40,7 @@ test-go:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	go vet ./...
 	go test -count=1 ./...
+	cd bench && go vet ./... && go test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
 check-series: fetch
 	scripts/check-series.sh
@@ -43,10 +48,12 @@ check-series: fetch
 test-variants: toolchains
 	for v in $(TESTED_VARIANTS); do scripts/test-variant.sh $$v --quick; done
 
+# test-harness: the quick matrix on two real toolchains; its outputs must parse and its report render.
 test-harness: toolchains
+	rm -rf build/results/ci-quick
 	$(TIMERLAB) bench --quick --variants heap,upstream --out build/results/ci-quick
 	$(TIMERLAB) report --results build/results/ci-quick --docs build/results/ci-quick/report
-	$(TIMERLAB) verify build/results/ci-quick
+	$(TIMERLAB) verify --docs build/results/ci-quick/report build/results/ci-quick
 
 # test-full VARIANT=wheel: Go's own timer tests at GOMAXPROCS=1,2,8, -count=3, and -race.
 test-full: toolchains

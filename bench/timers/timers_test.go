@@ -1,0 +1,111 @@
+// Package timers measures the cost of timer operations against the number of live timers, and a
+// burst of timers most of which are cancelled before they fire.
+package timers
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func nop() {}
+
+// startLong starts n timers due in one to two hours, spread over GOMAXPROCS goroutines so that
+// every P's timer heap holds its share.
+func startLong(n int) []*time.Timer {
+	procs := runtime.GOMAXPROCS(0)
+	timers := make([]*time.Timer, n)
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Go(func() {
+			for i := p; i < n; i += procs {
+				timers[i] = time.AfterFunc(time.Hour+rand.N(time.Hour), nop)
+			}
+		})
+	}
+	wg.Wait()
+	return timers
+}
+
+func stopAll(timers []*time.Timer) {
+	for _, t := range timers {
+		t.Stop()
+	}
+}
+
+// BenchmarkCostVsN times AfterFunc+Stop of a timer due within the range of N live timers.
+func BenchmarkCostVsN(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1K", 1e3}, {"100K", 1e5}, {"1M", 1e6}, {"4M", 4e6}} {
+		b.Run("N="+size.name, func(b *testing.B) {
+			live := startLong(size.n)
+			defer stopAll(live)
+			var delays [1024]time.Duration
+			for i := range delays {
+				delays[i] = time.Hour + rand.N(time.Hour)
+			}
+			runtime.GC()
+			i := 0
+			for b.Loop() {
+				time.AfterFunc(delays[i%len(delays)], nop).Stop()
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkBurst is the keep-alive pattern in compressed time: a burst of timers due in 10-50 ms
+// (standing for 10-50 s), 95% of them cancelled at once, the rest left to fire; one op is one
+// burst, done when every survivor has fired. ns/timer is the cost of the AfterFunc and Stop calls.
+func BenchmarkBurst(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"100K", 1e5}, {"1M", 1e6}} {
+		b.Run("timers="+size.name, func(b *testing.B) { burst(b, size.n) })
+	}
+}
+
+func burst(b *testing.B, n int) {
+	timers := make([]*time.Timer, n)
+	delays := make([]time.Duration, n)
+	for i := range delays {
+		delays[i] = 10*time.Millisecond + rand.N(40*time.Millisecond)
+	}
+	var fired atomic.Int64
+	onFire := func() { fired.Add(1) }
+	var spent time.Duration
+	for b.Loop() {
+		fired.Store(0)
+		start := time.Now()
+		for i := range timers {
+			timers[i] = time.AfterFunc(delays[i], onFire)
+		}
+		survivors := int64(0)
+		for i, t := range timers {
+			if i%20 == 0 || !t.Stop() {
+				survivors++
+			}
+		}
+		spent += time.Since(start)
+		waitFired(b, &fired, survivors)
+	}
+	b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N)/float64(n), "ns/timer")
+}
+
+// waitFired waits until want timers have fired, failing 10 s after the last deadline: a timer
+// that late is lost, not slow.
+func waitFired(b *testing.B, fired *atomic.Int64, want int64) {
+	deadline := time.Now().Add(50*time.Millisecond + 10*time.Second)
+	for fired.Load() < want {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d surviving timers fired", fired.Load(), want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"timerlab/internal/configs"
+	"timerlab/internal/gotest"
+	"timerlab/internal/lab"
+	"timerlab/internal/matrix"
+	"timerlab/internal/report"
+	"timerlab/internal/results"
+	"timerlab/internal/suite"
+	"timerlab/internal/toolchain"
+	"timerlab/internal/verify"
+)
+
+// checkout returns the layout of the timerlab checkout holding the working directory.
+func checkout() (lab.Layout, error) {
+	root, err := lab.FindRoot(".")
+	if err != nil {
+		return lab.Layout{}, err
+	}
+	return lab.NewLayout(root), nil
+}
+
+// variantsFlag selects variants from variants.conf by a comma-separated list ("" for all).
+func variantsFlag(l lab.Layout, list string) ([]lab.Variant, error) {
+	all, err := lab.ReadVariants(l.Variants)
+	if err != nil {
+		return nil, err
+	}
+	return lab.Select(all, splitList(list))
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func defaultResults(l lab.Layout, quick bool) string {
+	if quick {
+		return filepath.Join(l.Build, "results-quick")
+	}
+	return filepath.Join(l.Build, "results")
+}
+
+func benchCmd(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	quick := fs.Bool("quick", false, "the small CI matrix (short runs, small N, no net or third-party sets)")
+	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf)")
+	setList := fs.String("sets", "", "comma-separated benchmark sets (default: all of the mode)")
+	out := fs.String("out", "", "results directory (default: $TIMERLAB_BUILD/results, or results-quick)")
+	rounds := fs.Int("rounds", 0, "rounds per cell (default: 6, quick 3)")
+	count := fs.Int("count", 1, "-test.count of each round")
+	timeout := fs.Duration("timeout", 15*time.Minute, "limit for one cell")
+	fs.Parse(args)
+	l, err := checkout()
+	if err != nil {
+		return err
+	}
+	b, err := newBench(l, *quick, *variantList, *setList)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = defaultResults(l, *quick)
+	}
+	if *rounds == 0 {
+		*rounds = map[bool]int{false: 6, true: 3}[*quick]
+	}
+	return b.run(ctx, *out, *rounds, *count, *timeout)
+}
+
+// bench is one invocation of timerlab bench.
+type bench struct {
+	layout     lab.Layout
+	quick      bool
+	toolchains []*toolchain.Toolchain
+	sets       []suite.Set
+}
+
+func newBench(l lab.Layout, quick bool, variantList, setList string) (*bench, error) {
+	vs, err := variantsFlag(l, variantList)
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{layout: l, quick: quick}
+	var missing []error
+	for _, v := range vs {
+		tc, err := toolchain.Open(l, v)
+		missing = append(missing, err)
+		b.toolchains = append(b.toolchains, tc)
+	}
+	if err := errors.Join(missing...); err != nil {
+		return nil, err
+	}
+	b.sets, err = selectSets(suite.Sets(quick), splitList(setList))
+	return b, err
+}
+
+// selectSets returns the sets named (all for none), checked to be runnable.
+func selectSets(all []suite.Set, names []string) ([]suite.Set, error) {
+	if len(names) == 0 {
+		names = setNames(all)
+	}
+	var out []suite.Set
+	for _, n := range names {
+		s, ok := suite.Find(all, n)
+		if !ok {
+			return nil, fmt.Errorf("unknown benchmark set %q (known: %s)", n, strings.Join(setNames(all), " "))
+		}
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func setNames(sets []suite.Set) []string {
+	var names []string
+	for _, s := range sets {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func (b *bench) spec(rounds, count int) matrix.Spec {
+	s := matrix.Spec{Quick: b.quick, Rounds: rounds, Count: count}
+	for _, tc := range b.toolchains {
+		s.Variants = append(s.Variants, tc.Variant.Name)
+	}
+	for _, set := range b.sets {
+		s.Sets = append(s.Sets, set.Name)
+	}
+	return s
+}
+
+func (b *bench) run(ctx context.Context, out string, rounds, count int, timeout time.Duration) error {
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	spec := b.spec(rounds, count)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := matrix.Claim(out, spec); err != nil {
+		return err
+	}
+	env, err := b.recordEnv(ctx, out)
+	if err != nil {
+		return err
+	}
+	if _, err := configs.Write(out, env.Toolchains, true); err != nil {
+		return err
+	}
+	runner := &matrix.Runner{Dir: out, Exec: b.executor(out, count, timeout), Progress: os.Stderr}
+	if err := runner.Run(ctx, spec.Cells()); err != nil {
+		return err
+	}
+	for _, v := range spec.Variants {
+		if _, err := results.Assemble(out, spec, env, v); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "timerlab: results in %s (raw/VARIANT.txt, profiles/); next: timerlab report --results %s\n", out, out)
+	return nil
+}
+
+func (b *bench) executor(out string, count int, timeout time.Duration) *gotest.Executor {
+	x := &gotest.Executor{Dir: out, RepoRoot: b.layout.Root, Count: count, Timeout: timeout, Log: os.Stderr,
+		Toolchains: map[string]*toolchain.Toolchain{}, Sets: map[string]suite.Set{}}
+	for _, tc := range b.toolchains {
+		x.Toolchains[tc.Variant.Name] = tc
+	}
+	for _, s := range b.sets {
+		x.Sets[s.Name] = s
+	}
+	return x
+}
+
+// recordEnv describes the machine and toolchains into out/env.json. A directory started with
+// other toolchains or another patch series is refused: its cells would not be comparable.
+func (b *bench) recordEnv(ctx context.Context, out string) (results.Env, error) {
+	env := results.Machine()
+	env.Mode = map[bool]string{false: "full", true: "quick"}[b.quick]
+	var err error
+	if env.BaseVersion, err = b.layout.BaseVersion(); err != nil {
+		return env, err
+	}
+	if env.SeriesSHA256, err = b.layout.SeriesHash(); err != nil {
+		return env, err
+	}
+	for _, tc := range b.toolchains {
+		info, err := tc.Describe(ctx)
+		if err != nil {
+			return env, err
+		}
+		env.Toolchains = append(env.Toolchains, info)
+	}
+	if old, err := results.ReadEnv(out); err == nil {
+		if err := sameBuild(old, env); err != nil {
+			return env, fmt.Errorf("%s: %v: use another --out or remove it", out, err)
+		}
+		return old, nil
+	}
+	return env, results.WriteEnv(out, env)
+}
+
+func sameBuild(old, cur results.Env) error {
+	if old.SeriesSHA256 != cur.SeriesSHA256 {
+		return fmt.Errorf("patch series changed (%s, now %s)", old.SeriesSHA256, cur.SeriesSHA256)
+	}
+	for i, t := range cur.Toolchains {
+		if i >= len(old.Toolchains) || old.Toolchains[i] != t {
+			return fmt.Errorf("toolchain of %s changed since the run started", t.Variant)
+		}
+	}
+	return nil
+}
+
+func reportCmd(_ context.Context, args []string) error {
+	fs := flag.NewFlagSet("report", flag.ExitOnError)
+	dir := fs.String("results", "", "results directory (default: $TIMERLAB_BUILD/results)")
+	docs := fs.String("docs", "", "where results.md and results/*.svg go (default: <repo>/docs)")
+	fs.Parse(args)
+	l, err := checkout()
+	if err != nil {
+		return err
+	}
+	if *dir == "" {
+		*dir = defaultResults(l, false)
+	}
+	if *docs == "" {
+		*docs = filepath.Join(l.Root, "docs")
+	}
+	r, err := report.Load(*dir)
+	if err != nil {
+		return err
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintln(os.Stderr, "timerlab: warning:", w)
+	}
+	if err := r.Write(*docs); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "timerlab: wrote %s\n", filepath.Join(*docs, "results.md"))
+	return nil
+}
+
+func configsCmd(_ context.Context, args []string) error {
+	fs := flag.NewFlagSet("configs", flag.ExitOnError)
+	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf)")
+	out := fs.String("out", "", "directory for the files (default: $TIMERLAB_BUILD/results)")
+	profile := fs.Bool("cpuprofile", true, "ask bent and sweet for CPU profiles")
+	fs.Parse(args)
+	l, err := checkout()
+	if err != nil {
+		return err
+	}
+	vs, err := variantsFlag(l, *variantList)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = defaultResults(l, false)
+	}
+	var infos []toolchain.Info
+	for _, v := range vs {
+		infos = append(infos, toolchain.Info{Variant: v.Name, GOROOT: l.ToolchainDir(v.Name),
+			GOEXPERIMENT: v.Goexp, GODEBUG: v.Godebug})
+	}
+	paths, err := configs.Write(*out, infos, *profile)
+	for _, p := range paths {
+		fmt.Println(p)
+	}
+	return err
+}
+
+func verifyCmd(_ context.Context, args []string) error {
+	fs := flag.NewFlagSet("verify", flag.ExitOnError)
+	docs := fs.String("docs", "", "also check the report rendered into this directory")
+	fs.Parse(args)
+	dir := fs.Arg(0)
+	fs.Parse(fs.Args()[min(1, fs.NArg()):]) // flags may also follow the directory
+	if dir == "" || fs.NArg() != 0 {
+		return fmt.Errorf("want one results directory, got %q", args)
+	}
+	if err := verify.Results(dir); err != nil {
+		return err
+	}
+	if *docs != "" {
+		if err := verify.Report(*docs); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "timerlab: %s verified\n", dir)
+	return nil
+}

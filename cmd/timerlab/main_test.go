@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeBuild returns a build directory whose toolchains for variants are symlinks to the GOROOT
+// of the go command on PATH: real toolchains, so the benchmarks really run. The variant list is
+// a fixed heap and upstream, whatever the checkout's variants.conf holds.
+func fakeBuild(t *testing.T, variants ...string) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	build := t.TempDir()
+	conf := filepath.Join(build, "variants.conf")
+	os.WriteFile(conf, []byte("upstream none - - pristine\nheap all - - baseline\n"), 0o644)
+	t.Setenv("TIMERLAB_VARIANTS", conf)
+	for _, v := range variants {
+		link := filepath.Join(build, "toolchains", v)
+		os.MkdirAll(filepath.Dir(link), 0o755)
+		if err := os.Symlink(strings.TrimSpace(string(out)), link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("TIMERLAB_BUILD", build)
+	return build
+}
+
+// TestEndToEnd runs a one-set quick matrix with two fake toolchains, renders the report and
+// verifies both; a second bench run must find every cell done.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs benchmarks")
+	}
+	build := fakeBuild(t, "heap", "upstream")
+	out, docs := filepath.Join(build, "results"), filepath.Join(build, "docs")
+	bench := []string{"--quick", "--variants", "heap,upstream", "--sets", "std-context", "--rounds", "1", "--out", out}
+	if err := benchCmd(t.Context(), bench); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"raw/heap.txt", "raw/upstream.txt", "profiles/upstream/std-context.pb.gz",
+		"env.json", "bent-configs.toml", "sweet-config.toml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := reportCmd(t.Context(), []string{"--results", out, "--docs", docs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyCmd(t.Context(), []string{out, "--docs", docs}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(docs, "results", "cost-vs-n.svg"), []byte("<svg>"), 0o644)
+	if err := verifyCmd(t.Context(), []string{"--docs", docs, out}); err == nil {
+		t.Error("verify passed a truncated chart")
+	}
+	md, _ := os.ReadFile(filepath.Join(docs, "results.md"))
+	if !strings.Contains(string(md), "`context` WithTimeout/concurrency=40") {
+		t.Errorf("report lacks the WithTimeout row:\n%s", md)
+	}
+
+	// Resume: nothing left to do, so no cell's file changes.
+	raw := filepath.Join(out, "runs", "heap", "std-context", "round-01.txt")
+	before, _ := os.Stat(raw)
+	if err := benchCmd(t.Context(), bench); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(raw); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("finished cell was run again")
+	}
+}
+
+func TestBenchMissingToolchain(t *testing.T) {
+	build := fakeBuild(t, "upstream")
+	err := benchCmd(t.Context(), []string{"--quick", "--variants", "heap,upstream", "--out", filepath.Join(build, "r")})
+	want := filepath.Join(build, "toolchains", "heap")
+	if err == nil || !strings.Contains(err.Error(), "variant heap") || !strings.Contains(err.Error(), want) {
+		t.Errorf("bench with a missing toolchain: %v, want an error naming variant heap and %s", err, want)
+	}
+}
+
+func TestBenchUnknownSet(t *testing.T) {
+	build := fakeBuild(t, "heap", "upstream")
+	err := benchCmd(t.Context(), []string{"--quick", "--sets", "nosuch", "--out", filepath.Join(build, "r")})
+	if err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("unknown set: %v", err)
+	}
+}

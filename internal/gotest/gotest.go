@@ -1,0 +1,174 @@
+// Package gotest executes matrix cells with go test: it builds one test binary per variant and
+// set, runs its benchmarks round after round, and profiles it once.
+package gotest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"timerlab/internal/matrix"
+	"timerlab/internal/suite"
+	"timerlab/internal/toolchain"
+)
+
+// Executor runs cells of a matrix whose results directory is Dir, one at a time.
+type Executor struct {
+	Dir        string                          // the results directory
+	RepoRoot   string                          // holds bench/
+	Toolchains map[string]*toolchain.Toolchain // by variant name
+	Sets       map[string]suite.Set            // by set name
+	Count      int                             // -test.count of a run cell
+	Timeout    time.Duration                   // limit for one cell
+	Log        io.Writer                       // warnings
+
+	pkgDirs map[string]string // "variant/set" -> package source directory, filled on first use
+}
+
+var _ matrix.Executor = (*Executor)(nil)
+
+// Execute implements matrix.Executor.
+func (x *Executor) Execute(ctx context.Context, c matrix.Cell, out string) error {
+	tc, ok := x.Toolchains[c.Variant]
+	if !ok {
+		return fmt.Errorf("no toolchain for variant %s", c.Variant)
+	}
+	set, ok := x.Sets[c.Set]
+	if !ok {
+		return fmt.Errorf("no benchmark set %s", c.Set)
+	}
+	ctx, cancel := context.WithTimeout(ctx, x.Timeout)
+	defer cancel()
+	switch c.Kind {
+	case matrix.Build:
+		return x.build(ctx, tc, set, out)
+	case matrix.Run:
+		return x.run(ctx, tc, set, c, out)
+	default:
+		return x.profile(ctx, tc, set, c, out)
+	}
+}
+
+// build compiles the set's test binary to out and warns about expected benchmarks it lacks.
+func (x *Executor) build(ctx context.Context, tc *toolchain.Toolchain, set suite.Set, out string) error {
+	dir := set.ModuleDir(tc.GOROOT, x.RepoRoot)
+	if _, err := tc.Output(ctx, dir, "test", "-c", "-o", out, set.Pkg); err != nil {
+		return err
+	}
+	listed, err := runBinary(ctx, tc, dir, out, "-test.list", set.ListPattern())
+	if err != nil {
+		return err
+	}
+	missing := set.Missing(string(listed))
+	if len(missing) == len(set.Expect) {
+		return fmt.Errorf("%s with %s has none of the benchmarks %s", set.Pkg, tc.Variant.Name, strings.Join(set.Expect, ", "))
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(x.Log, "timerlab: warning: %s with %s lacks Benchmark%s; skipped\n",
+			set.Pkg, tc.Variant.Name, strings.Join(missing, ", Benchmark"))
+	}
+	return nil
+}
+
+// run runs one round of the set's benchmarks, keeping their output in out, and checks that the
+// output holds benchmark results.
+func (x *Executor) run(ctx context.Context, tc *toolchain.Toolchain, set suite.Set, c matrix.Cell, out string) error {
+	args := x.benchArgs(set, x.Count)
+	output, err := x.runSet(ctx, tc, set, c, args)
+	if err != nil {
+		return err
+	}
+	if countResults(output) == 0 {
+		return fmt.Errorf("no benchmark results in output:\n%s", tail(output))
+	}
+	return os.WriteFile(out, output, 0o644)
+}
+
+// profile runs the set once with the CPU profiler writing to out.
+func (x *Executor) profile(ctx context.Context, tc *toolchain.Toolchain, set suite.Set, c matrix.Cell, out string) error {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	args := append(x.benchArgs(set, 1), "-test.cpuprofile="+abs)
+	_, err = x.runSet(ctx, tc, set, c, args)
+	return err
+}
+
+// benchArgs are the test binary's flags to run the set's benchmarks count times.
+func (x *Executor) benchArgs(set suite.Set, count int) []string {
+	args := []string{"-test.run=^$", "-test.bench=" + set.Bench, "-test.benchmem",
+		"-test.count=" + strconv.Itoa(count), "-test.timeout=" + x.Timeout.String()}
+	if set.Benchtime != "" {
+		args = append(args, "-test.benchtime="+set.Benchtime)
+	}
+	return args
+}
+
+// runSet runs the set's built test binary in its package directory, as go test would.
+func (x *Executor) runSet(ctx context.Context, tc *toolchain.Toolchain, set suite.Set, c matrix.Cell, args []string) ([]byte, error) {
+	dir, err := x.pkgDir(ctx, tc, set)
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(x.Dir, matrix.Cell{Kind: matrix.Build, Variant: c.Variant, Set: c.Set}.Path())
+	return runBinary(ctx, tc, dir, bin, args...)
+}
+
+// pkgDir returns the source directory of the set's package for this toolchain.
+func (x *Executor) pkgDir(ctx context.Context, tc *toolchain.Toolchain, set suite.Set) (string, error) {
+	key := tc.Variant.Name + "/" + set.Name
+	if dir, ok := x.pkgDirs[key]; ok {
+		return dir, nil
+	}
+	dir, err := tc.Output(ctx, set.ModuleDir(tc.GOROOT, x.RepoRoot), "list", "-f", "{{.Dir}}", set.Pkg)
+	if err != nil {
+		return "", err
+	}
+	if x.pkgDirs == nil {
+		x.pkgDirs = map[string]string{}
+	}
+	x.pkgDirs[key] = dir
+	return dir, nil
+}
+
+// runBinary runs bin in dir and returns its combined output; a failure's error holds its tail.
+func runBinary(ctx context.Context, tc *toolchain.Toolchain, dir, bin string, args ...string) ([]byte, error) {
+	cmd := tc.Command(ctx, dir, bin, args...)
+	var buf bytes.Buffer
+	cmd.Stdout = &buf
+	cmd.Stderr = &buf
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, tail(buf.Bytes()))
+	}
+	return buf.Bytes(), nil
+}
+
+// countResults returns how many benchmark results output holds.
+func countResults(output []byte) int {
+	r := benchfmt.NewReader(bytes.NewReader(output), "")
+	n := 0
+	for r.Scan() {
+		if _, ok := r.Result().(*benchfmt.Result); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// tail returns the last lines of output, enough to show why a command failed.
+func tail(output []byte) string {
+	lines := strings.Split(strings.TrimRight(string(output), "\n"), "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,242 @@
+// Package lab knows the layout of a timerlab checkout: where the variant list, the base pin, the
+// patch series and the built toolchains live. It mirrors scripts/lib.sh, including the environment
+// variables that redirect each path, so that the harness and the scripts always agree.
+package lab
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Baseline is the variant every other variant is compared against.
+const Baseline = "heap"
+
+// Layout holds the absolute paths of one checkout's inputs and outputs.
+type Layout struct {
+	Root     string // the repository root (holds variants.conf by default)
+	Build    string // TIMERLAB_BUILD: build outputs, toolchains under Build/toolchains
+	BaseConf string // TIMERLAB_BASE_CONF
+	Variants string // TIMERLAB_VARIANTS
+	Patches  string // TIMERLAB_PATCHES
+	Overlay  string // TIMERLAB_OVERLAY
+}
+
+// FindRoot walks up from dir to the first directory holding both go.mod and variants.conf.
+func FindRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if isFile(filepath.Join(d, "go.mod")) && isFile(filepath.Join(d, "variants.conf")) {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no timerlab checkout (go.mod and variants.conf) at or above %s", dir)
+		}
+	}
+}
+
+// NewLayout returns the layout of the checkout at root, honouring the TIMERLAB_* overrides that
+// scripts/lib.sh honours.
+func NewLayout(root string) Layout {
+	env := func(key, def string) string {
+		if v := os.Getenv(key); v != "" {
+			return absFrom(root, v)
+		}
+		return filepath.Join(root, def)
+	}
+	return Layout{
+		Root:     root,
+		Build:    env("TIMERLAB_BUILD", "build"),
+		BaseConf: env("TIMERLAB_BASE_CONF", "base.conf"),
+		Variants: env("TIMERLAB_VARIANTS", "variants.conf"),
+		Patches:  env("TIMERLAB_PATCHES", "patches"),
+		Overlay:  env("TIMERLAB_OVERLAY", "src-overlay"),
+	}
+}
+
+// ToolchainDir is the GOROOT that scripts/build-toolchain.sh writes for variant name.
+func (l Layout) ToolchainDir(name string) string {
+	return filepath.Join(l.Build, "toolchains", name)
+}
+
+// BaseVersion returns the version= value of the base pin, e.g. "go1.27.4".
+func (l Layout) BaseVersion() (string, error) {
+	data, err := os.ReadFile(l.BaseConf)
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "version="); ok && v != "" {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("%s names no version=", l.BaseConf)
+}
+
+// SeriesHash returns the hash scripts/lib.sh's series_hash prints: sha256 over, for every patch
+// (patches/*.patch, sorted) and then every overlay file (sorted), its path relative to Root, a
+// newline, and the line `sha256sum <file` prints ("<hex>  -\n").
+func (l Layout) SeriesHash() (string, error) {
+	files, err := l.seriesFiles()
+	if err != nil {
+		return "", err
+	}
+	outer := sha256.New()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(data)
+		rel := strings.TrimPrefix(f, l.Root+"/")
+		fmt.Fprintf(outer, "%s\n%s  -\n", rel, hex.EncodeToString(sum[:]))
+	}
+	return hex.EncodeToString(outer.Sum(nil)), nil
+}
+
+// seriesFiles lists the patch series then the overlay files, each group sorted bytewise.
+func (l Layout) seriesFiles() ([]string, error) {
+	patches, err := filepath.Glob(filepath.Join(l.Patches, "*.patch"))
+	if err != nil {
+		return nil, err
+	}
+	patches = regularFiles(patches)
+	sort.Strings(patches)
+	var overlay []string
+	err = filepath.WalkDir(l.Overlay, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && path == l.Overlay {
+			return filepath.SkipDir
+		}
+		if err == nil && d.Type().IsRegular() {
+			overlay = append(overlay, path)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(overlay)
+	return append(patches, overlay...), nil
+}
+
+// Variant is one line of variants.conf.
+type Variant struct {
+	Name    string
+	Series  string // "all" or "none"
+	Goexp   string // GOEXPERIMENT default baked into the toolchain; "" for none
+	Godebug string // GODEBUG the variant documents for its binaries; "" for none
+	Text    string
+}
+
+// ReadVariants parses the variant list: one variant per line, '#' starts a comment line, fields
+// name series goexp godebug text, '-' meaning none. The order of the file is kept.
+func ReadVariants(path string) ([]Variant, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var vs []Variant
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			return nil, fmt.Errorf("%s:%d: want name series goexp godebug text, got %q", path, n, line)
+		}
+		vs = append(vs, Variant{
+			Name: f[0], Series: f[1], Goexp: dash(f[2]), Godebug: dash(f[3]),
+			Text: strings.Join(f[4:], " "),
+		})
+	}
+	return vs, nil
+}
+
+// Select returns the variants named in names, in the order of names; empty names selects all.
+func Select(all []Variant, names []string) ([]Variant, error) {
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []Variant
+	for _, n := range names {
+		i := indexOf(all, n)
+		if i < 0 {
+			return nil, fmt.Errorf("unknown variant %q (known: %s)", n, strings.Join(Names(all), " "))
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// Names returns the variants' names, in order.
+func Names(vs []Variant) []string {
+	var names []string
+	for _, v := range vs {
+		names = append(names, v.Name)
+	}
+	return names
+}
+
+// BaselineFirst returns names reordered so the baseline, when present, comes first.
+func BaselineFirst(names []string) []string {
+	out := []string{}
+	for _, n := range names {
+		if n == Baseline {
+			out = append([]string{n}, out...)
+		} else {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func indexOf(vs []Variant, name string) int {
+	for i, v := range vs {
+		if v.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func dash(s string) string {
+	if s == "-" {
+		return ""
+	}
+	return s
+}
+
+func absFrom(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func regularFiles(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if isFile(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+// Package matrix plans and runs the experiment matrix: variants × benchmark sets × rounds.
+//
+// Every cell writes exactly one file under the results directory. A cell is done if and only if
+// its file exists: executors write to Partial(path) and the runner renames that to the final path
+// only after the executor succeeded, so a file is never half-written and an interrupted run
+// resumes where it stopped.
+package matrix
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// Kind is what a cell does.
+type Kind int
+
+const (
+	// Build compiles one set's test binary with one variant's toolchain.
+	Build Kind = iota
+	// Run runs one round of one set's benchmarks with one variant.
+	Run
+	// Profile runs one set once more with -cpuprofile, apart from the measured rounds.
+	Profile
+)
+
+func (k Kind) String() string {
+	return [...]string{"build", "run", "profile"}[k]
+}
+
+// Cell is one unit of work.
+type Cell struct {
+	Kind    Kind
+	Variant string
+	Set     string
+	Round   int // 1-based; Run cells only
+}
+
+// Path is the cell's output file, relative to the results directory.
+func (c Cell) Path() string {
+	switch c.Kind {
+	case Build:
+		return filepath.Join("bin", c.Variant, c.Set+".test")
+	case Run:
+		return filepath.Join("runs", c.Variant, c.Set, fmt.Sprintf("round-%02d.txt", c.Round))
+	default:
+		return filepath.Join("profiles", c.Variant, c.Set+".pb.gz")
+	}
+}
+
+// Partial is where a cell's output is written until the cell is done.
+func Partial(path string) string {
+	return path + ".partial"
+}
+
+func (c Cell) String() string {
+	if c.Kind == Run {
+		return fmt.Sprintf("%s %s %s round %d", c.Kind, c.Variant, c.Set, c.Round)
+	}
+	return fmt.Sprintf("%s %s %s", c.Kind, c.Variant, c.Set)
+}
+
+// Spec is the shape of a matrix. A results directory holds one spec; resuming with another is
+// refused so cells of different matrices never mix.
+type Spec struct {
+	Quick    bool     `json:"quick"`
+	Variants []string `json:"variants"`
+	Sets     []string `json:"sets"`
+	Rounds   int      `json:"rounds"`
+	Count    int      `json:"count"` // -test.count per run cell
+}
+
+// Cells lists the matrix in execution order: all builds first, then the rounds, each round
+// running every set with every variant in turn (so that drift of the machine during the run hits
+// all variants alike), then one profiling run per variant and set.
+func (s Spec) Cells() []Cell {
+	var cells []Cell
+	for _, v := range s.Variants {
+		for _, set := range s.Sets {
+			cells = append(cells, Cell{Kind: Build, Variant: v, Set: set})
+		}
+	}
+	for r := 1; r <= s.Rounds; r++ {
+		for _, set := range s.Sets {
+			for _, v := range s.Variants {
+				cells = append(cells, Cell{Kind: Run, Variant: v, Set: set, Round: r})
+			}
+		}
+	}
+	for _, set := range s.Sets {
+		for _, v := range s.Variants {
+			cells = append(cells, Cell{Kind: Profile, Variant: v, Set: set})
+		}
+	}
+	return cells
+}
+
+// RunCells returns, in round order, the run cells of variant v.
+func (s Spec) RunCells(v string) []Cell {
+	var cells []Cell
+	for _, set := range s.Sets {
+		for r := 1; r <= s.Rounds; r++ {
+			cells = append(cells, Cell{Kind: Run, Variant: v, Set: set, Round: r})
+		}
+	}
+	return cells
+}

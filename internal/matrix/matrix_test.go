@@ -1,0 +1,150 @@
+package matrix
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// recorder is an Executor that writes the cell's name and remembers what it ran.
+type recorder struct {
+	ran  []Cell
+	fail map[Cell]bool
+}
+
+func (r *recorder) Execute(_ context.Context, c Cell, out string) error {
+	r.ran = append(r.ran, c)
+	if r.fail[c] {
+		os.WriteFile(out, []byte("half"), 0o644)
+		return errors.New("boom")
+	}
+	return os.WriteFile(out, []byte(c.String()), 0o644)
+}
+
+func testSpec() Spec {
+	return Spec{Variants: []string{"heap", "upstream"}, Sets: []string{"a", "b"}, Rounds: 2, Count: 1}
+}
+
+func TestCellsInterleaveVariants(t *testing.T) {
+	var runs []string
+	for _, c := range testSpec().Cells() {
+		if c.Kind == Run {
+			runs = append(runs, c.String())
+		}
+	}
+	want := []string{
+		"run heap a round 1", "run upstream a round 1", "run heap b round 1", "run upstream b round 1",
+		"run heap a round 2", "run upstream a round 2", "run heap b round 2", "run upstream b round 2",
+	}
+	if strings.Join(runs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("run order:\n%s\nwant:\n%s", strings.Join(runs, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestResumeKeepsDoneCellsAndRedoesPartialOnes(t *testing.T) {
+	dir := t.TempDir()
+	cells := testSpec().Cells()
+	done, half := cells[0], cells[1]
+	write(t, filepath.Join(dir, done.Path()), "kept")
+	write(t, Partial(filepath.Join(dir, half.Path())), "half-written")
+
+	rec := &recorder{}
+	if err := (&Runner{Dir: dir, Exec: rec}).Run(context.Background(), cells); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.ran) != len(cells)-1 {
+		t.Errorf("ran %d cells, want %d", len(rec.ran), len(cells)-1)
+	}
+	for _, c := range rec.ran {
+		if c == done {
+			t.Errorf("re-ran finished cell %s", c)
+		}
+	}
+	if got := read(t, filepath.Join(dir, done.Path())); got != "kept" {
+		t.Errorf("finished cell output = %q, want it kept", got)
+	}
+	if got := read(t, filepath.Join(dir, half.Path())); got != half.String() {
+		t.Errorf("half-written cell output = %q, want it redone", got)
+	}
+	if _, err := os.Stat(Partial(filepath.Join(dir, half.Path()))); err == nil {
+		t.Error("partial file left behind")
+	}
+}
+
+func TestFailedCellIsNotDone(t *testing.T) {
+	dir := t.TempDir()
+	cells := testSpec().Cells()
+	bad := cells[2]
+	rec := &recorder{fail: map[Cell]bool{bad: true}}
+	err := (&Runner{Dir: dir, Exec: rec}).Run(context.Background(), cells)
+	if err == nil || !strings.Contains(err.Error(), bad.String()) {
+		t.Fatalf("Run error = %v, want one naming %s", err, bad)
+	}
+	for _, p := range []string{bad.Path(), Partial(bad.Path())} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("failed cell left %s", p)
+		}
+	}
+	// The next run starts at the failed cell.
+	rec = &recorder{}
+	if err := (&Runner{Dir: dir, Exec: rec}).Run(context.Background(), cells); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.ran) == 0 || rec.ran[0] != bad {
+		t.Errorf("resumed run started with %v, want %s", rec.ran, bad)
+	}
+}
+
+func TestClaimRefusesAnotherMatrix(t *testing.T) {
+	dir := t.TempDir()
+	spec := testSpec()
+	if err := Claim(dir, spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := Claim(dir, spec); err != nil {
+		t.Fatalf("claiming the same matrix again: %v", err)
+	}
+	spec.Rounds++
+	if err := Claim(dir, spec); err == nil {
+		t.Error("claiming a different matrix succeeded")
+	}
+	if got, err := ReadSpec(dir); err != nil || got.Rounds != spec.Rounds-1 {
+		t.Errorf("ReadSpec = %+v, %v", got, err)
+	}
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestETAUsesMeanOfKind(t *testing.T) {
+	var tm timings
+	if got := tm.eta([]Cell{{Kind: Run}}); got != "" {
+		t.Errorf("eta with no timings = %q", got)
+	}
+	tm.add(Build, 10*time.Second)
+	tm.add(Run, 2*time.Second)
+	// A profile cell has no timing of its own kind: it counts at the mean of all, 6s.
+	if got := tm.eta([]Cell{{Kind: Build}, {Kind: Run}, {Kind: Profile}}); got != ", about 18s to go" {
+		t.Errorf("eta = %q, want 18s", got)
+	}
+}

@@ -1,0 +1,146 @@
+// Package results records and reads a results directory: the environment of a run, the raw
+// benchmark output of every variant in Go benchmark format, and the CPU profiles.
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"timerlab/internal/matrix"
+	"timerlab/internal/toolchain"
+)
+
+// Env is the environment a matrix ran in.
+type Env struct {
+	Date         string           `json:"date"`
+	Mode         string           `json:"mode"` // "quick" or "full"
+	CPUModel     string           `json:"cpu_model"`
+	Kernel       string           `json:"kernel"`
+	Cores        int              `json:"cores"`
+	GOMAXPROCS   int              `json:"gomaxprocs"` // what the benchmarks ran with
+	BaseVersion  string           `json:"base_version"`
+	SeriesSHA256 string           `json:"series_sha256"`
+	Toolchains   []toolchain.Info `json:"toolchains"`
+}
+
+// Machine fills in the parts of an Env that describe this machine.
+func Machine() Env {
+	return Env{
+		Date:       time.Now().UTC().Format(time.RFC3339),
+		CPUModel:   cpuModel(),
+		Kernel:     kernel(),
+		Cores:      runtime.NumCPU(),
+		GOMAXPROCS: gomaxprocs(),
+	}
+}
+
+// gomaxprocs is the GOMAXPROCS benchmark binaries started from this process get.
+func gomaxprocs() int {
+	var n int
+	if _, err := fmt.Sscan(os.Getenv("GOMAXPROCS"), &n); err == nil && n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+func kernel() string {
+	typ, err1 := os.ReadFile("/proc/sys/kernel/ostype")
+	rel, err2 := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err1 != nil || err2 != nil {
+		return runtime.GOOS
+	}
+	return strings.TrimSpace(string(typ)) + " " + strings.TrimSpace(string(rel))
+}
+
+// Toolchain returns the recorded toolchain of variant, if any.
+func (e Env) Toolchain(variant string) (toolchain.Info, bool) {
+	for _, t := range e.Toolchains {
+		if t.Variant == variant {
+			return t, true
+		}
+	}
+	return toolchain.Info{}, false
+}
+
+const envFile = "env.json"
+
+// WriteEnv records env in dir.
+func WriteEnv(dir string, env Env) error {
+	data, err := json.MarshalIndent(env, "", "  ")
+	if err != nil {
+		return err
+	}
+	return matrix.WriteFile(filepath.Join(dir, envFile), append(data, '\n'))
+}
+
+// ReadEnv returns the environment recorded in dir.
+func ReadEnv(dir string) (Env, error) {
+	var env Env
+	data, err := os.ReadFile(filepath.Join(dir, envFile))
+	if err != nil {
+		return env, err
+	}
+	return env, json.Unmarshal(data, &env)
+}
+
+// Header writes the configuration lines that open variant's raw file. Keys follow the Go
+// benchmark format: they hold for every result that follows.
+func (e Env) Header(w io.Writer, variant string) error {
+	tc, ok := e.Toolchain(variant)
+	if !ok {
+		return fmt.Errorf("environment records no toolchain for variant %s", variant)
+	}
+	lines := [][2]string{
+		{"variant", variant},
+		{"go-version", tc.Version},
+		{"goroot", tc.GOROOT},
+		{"goexperiment", tc.GOEXPERIMENT},
+		{"godebug", tc.GODEBUG},
+		{"base-version", e.BaseVersion},
+		{"series-sha256", e.SeriesSHA256},
+		{"mode", e.Mode},
+		{"date", e.Date},
+		{"cpu-model", e.CPUModel},
+		{"kernel", e.Kernel},
+		{"cores", fmt.Sprint(e.Cores)},
+		{"gomaxprocs", fmt.Sprint(e.GOMAXPROCS)},
+	}
+	var b bytes.Buffer
+	for _, kv := range lines {
+		fmt.Fprintf(&b, "%s: %s\n", kv[0], orNone(kv[1]))
+	}
+	b.WriteString("\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// orNone keeps a configuration value non-empty: an empty value would delete the key.
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "none"
+	}
+	return s
+}

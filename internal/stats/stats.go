@@ -1,0 +1,182 @@
+// Package stats summarises benchmark results per variant with golang.org/x/perf's benchmath, the
+// statistics cmd/benchstat uses: the median with its 95% confidence interval, and a Mann-Whitney
+// U-test of each variant against the baseline (alpha 0.05).
+package stats
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchunit"
+)
+
+// Confidence is the confidence level of the intervals, as benchstat's default.
+const Confidence = 0.95
+
+var assumption = benchmath.AssumeNothing
+
+// Key identifies one measured quantity: a benchmark of a package in one unit.
+type Key struct {
+	Unit string // tidied, as benchstat prints it (sec/op, B/op, custom units as reported)
+	Pkg  string
+	Name string // full name, sub-benchmarks and -GOMAXPROCS suffix included
+}
+
+// Index holds the values of every key for every variant.
+type Index struct {
+	keys   []Key                        // in order of first appearance
+	values map[Key]map[string][]float64 // key -> variant -> values
+}
+
+// NewIndex indexes results by key and by their "variant" configuration value.
+func NewIndex(res []*benchfmt.Result) *Index {
+	ix := &Index{values: map[Key]map[string][]float64{}}
+	for _, r := range res {
+		variant := r.GetConfig("variant")
+		for _, v := range r.Values {
+			val, unit := benchunit.Tidy(v.Value, v.Unit)
+			k := Key{Unit: unit, Pkg: r.GetConfig("pkg"), Name: string(r.Name.Full())}
+			if ix.values[k] == nil {
+				ix.values[k] = map[string][]float64{}
+				ix.keys = append(ix.keys, k)
+			}
+			ix.values[k][variant] = append(ix.values[k][variant], val)
+		}
+	}
+	return ix
+}
+
+// Keys returns the keys in order of first appearance.
+func (ix *Index) Keys() []Key {
+	return ix.keys
+}
+
+// Sample returns the values of k measured with variant.
+func (ix *Index) Sample(k Key, variant string) (*benchmath.Sample, bool) {
+	vals := ix.values[k][variant]
+	if len(vals) == 0 {
+		return nil, false
+	}
+	return benchmath.NewSample(append([]float64(nil), vals...), &benchmath.DefaultThresholds), true
+}
+
+// Summary returns the median of k with variant and its confidence interval.
+func (ix *Index) Summary(k Key, variant string) (benchmath.Summary, bool) {
+	s, ok := ix.Sample(k, variant)
+	if !ok {
+		return benchmath.Summary{}, false
+	}
+	return assumption.Summary(s, Confidence), true
+}
+
+// Table is one unit's comparison across variants, the first of which is the baseline.
+type Table struct {
+	Unit     string
+	Variants []string
+	Rows     []Row
+}
+
+// Row is one benchmark of a Table.
+type Row struct {
+	Pkg, Name string
+	Cells     []string // per variant: "center ± ci"; then "vs base" for each non-baseline
+}
+
+// Tables builds one table per unit, rows in order of first appearance. variants[0] is the
+// baseline each other variant is compared to.
+func (ix *Index) Tables(variants []string) []Table {
+	byUnit := map[string]*Table{}
+	var units []string
+	for _, k := range ix.keys {
+		t := byUnit[k.Unit]
+		if t == nil {
+			t = &Table{Unit: k.Unit, Variants: variants}
+			byUnit[k.Unit] = t
+			units = append(units, k.Unit)
+		}
+		t.Rows = append(t.Rows, Row{Pkg: k.Pkg, Name: k.Name, Cells: ix.cells(k, variants)})
+	}
+	sort.SliceStable(units, func(i, j int) bool { return unitRank(units[i]) < unitRank(units[j]) })
+	var out []Table
+	for _, u := range units {
+		out = append(out, *byUnit[u])
+	}
+	return out
+}
+
+// unitRank orders the standard units first, as benchstat does, then custom metrics.
+func unitRank(unit string) int {
+	switch unit {
+	case "sec/op":
+		return 0
+	case "B/op":
+		return 1
+	case "allocs/op":
+		return 2
+	}
+	return 3
+}
+
+// cells formats one row: each variant's summary, then each non-baseline's delta to the baseline.
+func (ix *Index) cells(k Key, variants []string) []string {
+	var centers []float64
+	for _, v := range variants {
+		if s, ok := ix.Summary(k, v); ok {
+			centers = append(centers, s.Center)
+		}
+	}
+	scaler := benchunit.CommonScale(centers, benchunit.ClassOf(k.Unit))
+	var cells []string
+	for _, v := range variants {
+		s, ok := ix.Summary(k, v)
+		if !ok {
+			cells = append(cells, "—")
+			continue
+		}
+		cells = append(cells, fmt.Sprintf("%s ± %s", scaler.Format(s.Center), s.PctRangeString()))
+	}
+	for _, v := range variants[1:] {
+		cells = append(cells, ix.delta(k, variants[0], v))
+	}
+	return cells
+}
+
+// delta formats variant against base as benchstat does: "+1.23% (p=0.002 n=6)", with "~" in
+// place of the percentage when the difference is not significant.
+func (ix *Index) delta(k Key, base, variant string) string {
+	s0, ok0 := ix.Sample(k, base)
+	s1, ok1 := ix.Sample(k, variant)
+	if !ok0 || !ok1 {
+		return "—"
+	}
+	cmp := assumption.Compare(s0, s1)
+	c0 := assumption.Summary(s0, Confidence).Center
+	c1 := assumption.Summary(s1, Confidence).Center
+	return fmt.Sprintf("%s (%s)", cmp.FormatDelta(c0, c1), cmp)
+}
+
+// WriteMarkdown writes t as a Markdown table.
+func (t Table) WriteMarkdown(w io.Writer) {
+	head := append([]string{t.Unit}, t.Variants...)
+	for _, v := range t.Variants[1:] {
+		head = append(head, v+" vs "+t.Variants[0])
+	}
+	writeRow(w, head)
+	fmt.Fprintln(w, "|"+strings.Repeat(" --- |", len(head)))
+	for _, r := range t.Rows {
+		writeRow(w, append([]string{"`" + shortPkg(r.Pkg) + "` " + r.Name}, r.Cells...))
+	}
+}
+
+func writeRow(w io.Writer, cells []string) {
+	fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
+}
+
+// shortPkg drops the repository prefix of the harness's own workload packages.
+func shortPkg(pkg string) string {
+	return strings.TrimPrefix(pkg, "timerlab/bench/")
+}

@@ -1,0 +1,188 @@
+// Package suite defines the benchmark sets timerlab runs with every toolchain. A set is one Go
+// package whose benchmarks are built into one test binary per toolchain and then run round after
+// round.
+package suite
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Module says where a set's package is built from.
+type Module int
+
+const (
+	// Std packages are built from the toolchain's own GOROOT/src, so each variant runs the
+	// benchmarks of its own tree.
+	Std Module = iota
+	// Bench packages are built in the repository's bench/ module, which pins the workloads and
+	// the third-party libraries.
+	Bench
+)
+
+// Set is one benchmark package and the benchmarks of it that are run.
+type Set struct {
+	Name string // short identifier used in file names: [a-z0-9-]+
+	Pkg  string // import path
+	From Module
+	// Bench is the -test.bench pattern; '/' separates the levels of sub-benchmarks.
+	Bench string
+	// Expect lists the top-level benchmarks (without the Benchmark prefix) the pattern is meant
+	// to select. Ones a toolchain's package lacks are reported when the set is built.
+	Expect    []string
+	Benchtime string // -test.benchtime; "" for the default
+	About     string // one line for the report
+}
+
+// ModuleDir returns the directory go commands for s run in: GOROOT/src for the standard library,
+// the repository's bench/ otherwise.
+func (s Set) ModuleDir(goroot, repoRoot string) string {
+	if s.From == Std {
+		return filepath.Join(goroot, "src")
+	}
+	return filepath.Join(repoRoot, "bench")
+}
+
+// ListPattern is the -test.list pattern matching exactly the expected top-level benchmarks.
+func (s Set) ListPattern() string {
+	return anyOf(s.Expect...)
+}
+
+// Missing returns the expected benchmarks absent from listed, the output of -test.list.
+func (s Set) Missing(listed string) []string {
+	have := map[string]bool{}
+	for _, line := range strings.Fields(listed) {
+		have[strings.TrimPrefix(line, "Benchmark")] = true
+	}
+	var missing []string
+	for _, name := range s.Expect {
+		if !have[name] {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+var validName = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+// Validate reports a set whose name cannot be a file name or whose pattern does not compile.
+func (s Set) Validate() error {
+	if !validName.MatchString(s.Name) {
+		return fmt.Errorf("set name %q: want [a-z0-9-]+", s.Name)
+	}
+	for _, level := range strings.Split(s.Bench, "/") {
+		if _, err := regexp.Compile(level); err != nil {
+			return fmt.Errorf("set %s: bench pattern %q: %v", s.Name, s.Bench, err)
+		}
+	}
+	if len(s.Expect) == 0 {
+		return fmt.Errorf("set %s expects no benchmarks", s.Name)
+	}
+	return nil
+}
+
+// Sets returns the benchmark sets of the full or the quick matrix, in the order they are run.
+func Sets(quick bool) []Set {
+	if quick {
+		return quickSets()
+	}
+	return fullSets()
+}
+
+// Find returns the set called name among sets.
+func Find(sets []Set, name string) (Set, bool) {
+	for _, s := range sets {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Set{}, false
+}
+
+// Go's own timer benchmarks in package time.
+var stdTimeBenchmarks = []string{
+	"AfterFunc1000", "After", "Stop", "StartStop1000", "Reset", "Sleep1000",
+	"SimultaneousAfterFunc1000", "AdjustTimers10000", "Ticker", "TickerReset",
+	"ParallelTimerLatency", "StaggeredTickerLatency",
+}
+
+// The subset of stdTimeBenchmarks the quick matrix runs.
+var quickTimeBenchmarks = []string{
+	"AfterFunc1000", "Stop", "StartStop1000", "Reset", "AdjustTimers10000", "TickerReset",
+	"ParallelTimerLatency", "StaggeredTickerLatency",
+}
+
+// anyOf is the top-level -test.bench pattern selecting exactly the benchmarks named.
+func anyOf(names ...string) string {
+	return "^Benchmark(" + strings.Join(names, "|") + ")$"
+}
+
+func fullSets() []Set {
+	return []Set{
+		{Name: "std-time", Pkg: "time", From: Std, Bench: anyOf(stdTimeBenchmarks...),
+			Expect: stdTimeBenchmarks, About: "Go's own timer benchmarks (src/time)"},
+		{Name: "std-context", Pkg: "context", From: Std, Bench: anyOf("WithTimeout", "WithDeadline"),
+			Expect: []string{"WithTimeout", "WithDeadline"}, About: "context.WithTimeout churn (src/context)"},
+		{Name: "std-net", Pkg: "net", From: Std,
+			Bench:  anyOf("TCP4OneShotTimeout", "TCP4PersistentTimeout", "SetReadDeadline"),
+			Expect: []string{"TCP4OneShotTimeout", "TCP4PersistentTimeout", "SetReadDeadline"},
+			About:  "net deadlines on loopback TCP (src/net)"},
+		timersSet("", "1s"),
+		{Name: "deadline", Pkg: "timerlab/bench/deadline", From: Bench, Bench: anyOf("DeadlineChurn", "TimerResetChurn"),
+			Expect: []string{"DeadlineChurn", "TimerResetChurn"},
+			About:  "deadline churn: SetReadDeadline / Reset moved earlier and later (golang/go#41699)"},
+		{Name: "httptimeout", Pkg: "timerlab/bench/httptimeout", From: Bench, Bench: anyOf("HTTPWithTimeout"),
+			Expect: []string{"HTTPWithTimeout"},
+			About:  "loopback net/http server, context.WithTimeout per request, bounded load"},
+		wakeupsSet("1s"),
+		{Name: "grpc", Pkg: "timerlab/bench/grpcload", From: Bench, Bench: anyOf("GRPCUnaryDeadline"),
+			Expect: []string{"GRPCUnaryDeadline"},
+			About:  "google.golang.org/grpc unary health checks with per-call deadlines over loopback"},
+		{Name: "fasthttp", Pkg: "github.com/valyala/fasthttp", From: Bench,
+			Bench: anyOf("ClientGetTimeoutFastServer", "ClientGetEndToEnd10TCP",
+				"NetHTTPClientGetEndToEnd10TCP", "ServerTimeoutError"),
+			Expect: []string{"ClientGetTimeoutFastServer", "ClientGetEndToEnd10TCP",
+				"NetHTTPClientGetEndToEnd10TCP", "ServerTimeoutError"},
+			About: "github.com/valyala/fasthttp's own benchmarks: GetTimeout, loopback TCP end to end"},
+	}
+}
+
+// quickSets is the CI matrix: the same workloads with small N and short runs, without the
+// net package and the third-party libraries, whose builds dominate a short run.
+func quickSets() []Set {
+	return []Set{
+		{Name: "std-time", Pkg: "time", From: Std, Bench: anyOf(quickTimeBenchmarks...), Expect: quickTimeBenchmarks,
+			Benchtime: "100ms", About: "Go's own timer benchmarks (src/time), a subset"},
+		{Name: "std-context", Pkg: "context", From: Std, Bench: anyOf("WithTimeout") + "/^concurrency=40$",
+			Expect: []string{"WithTimeout"}, Benchtime: "100ms", About: "context.WithTimeout churn (src/context)"},
+		timersSet("quick", "100ms"),
+		{Name: "deadline", Pkg: "timerlab/bench/deadline", From: Bench, Bench: anyOf("DeadlineChurn", "TimerResetChurn"),
+			Expect: []string{"DeadlineChurn", "TimerResetChurn"}, Benchtime: "100ms",
+			About: "deadline churn: SetReadDeadline / Reset moved earlier and later (golang/go#41699)"},
+		{Name: "httptimeout", Pkg: "timerlab/bench/httptimeout", From: Bench, Bench: anyOf("HTTPWithTimeout"),
+			Expect: []string{"HTTPWithTimeout"}, Benchtime: "2000x",
+			About: "loopback net/http server, context.WithTimeout per request, bounded load"},
+		wakeupsSet("300ms"),
+	}
+}
+
+// timersSet is the cost-vs-N and burst workload; quick selects the small sizes.
+func timersSet(quick, benchtime string) Set {
+	sizes := "^(N=(1K|100K|1M|4M)|timers=1M)$"
+	if quick != "" {
+		sizes = "^(N=(1K|100K)|timers=100K)$"
+	}
+	return Set{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
+		Bench: anyOf("CostVsN", "Burst") + "/" + sizes, Expect: []string{"CostVsN", "Burst"},
+		Benchtime: benchtime,
+		About:     "AfterFunc+Stop cost with N long timers live; a burst of timers, most cancelled"}
+}
+
+func wakeupsSet(benchtime string) Set {
+	return Set{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Bench,
+		Bench: anyOf("StaggeredTickers", "SubMsSleep"), Expect: []string{"StaggeredTickers", "SubMsSleep"},
+		Benchtime: benchtime,
+		About:     "1000 staggered 10ms tickers; 50 goroutines sleeping 20-1000us: wakeups, CPU, lateness"}
+}

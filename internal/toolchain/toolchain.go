@@ -1,0 +1,109 @@
+// Package toolchain runs commands with one variant's Go toolchain, isolated from whatever Go and
+// settings the caller's environment holds.
+package toolchain
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"timerlab/internal/lab"
+)
+
+// Toolchain is a built GOROOT for one variant.
+type Toolchain struct {
+	Variant lab.Variant
+	GOROOT  string // absolute; GOROOT/bin/go exists
+}
+
+// Open returns the toolchain of variant v, or an error naming the variant and the missing path.
+func Open(l lab.Layout, v lab.Variant) (*Toolchain, error) {
+	root := l.ToolchainDir(v.Name)
+	gobin := filepath.Join(root, "bin", "go")
+	if st, err := os.Stat(gobin); err != nil || st.IsDir() {
+		return nil, fmt.Errorf("variant %s: no toolchain at %s (missing %s; build it with scripts/build-toolchain.sh %s)",
+			v.Name, root, gobin, v.Name)
+	}
+	return &Toolchain{Variant: v, GOROOT: root}, nil
+}
+
+// Env returns the environment for this toolchain's commands and binaries: the caller's
+// environment without any Go settings that could select another toolchain or change the
+// build, plus GOTOOLCHAIN=local, GOROOT, the toolchain's bin first in PATH, an empty GOFLAGS,
+// and the variant's documented GODEBUG, if any. GOEXPERIMENT is left unset so the toolchain's
+// baked-in default applies.
+func (t *Toolchain) Env() []string {
+	drop := map[string]bool{"GOROOT": true, "GOTOOLCHAIN": true, "GOFLAGS": true,
+		"GOEXPERIMENT": true, "GODEBUG": true, "PATH": true, "GOBIN": true}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
+		"GOTOOLCHAIN=local",
+		"GOROOT="+t.GOROOT,
+		"GOFLAGS=",
+		"PATH="+filepath.Join(t.GOROOT, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+	)
+	if t.Variant.Godebug != "" {
+		env = append(env, "GODEBUG="+t.Variant.Godebug)
+	}
+	return env
+}
+
+// Go returns a command running this toolchain's go with args in dir.
+func (t *Toolchain) Go(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	return t.Command(ctx, dir, filepath.Join(t.GOROOT, "bin", "go"), args...)
+}
+
+// Command returns a command running name in dir with this toolchain's environment.
+func (t *Toolchain) Command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = t.Env()
+	return cmd
+}
+
+// Output runs go with args in dir and returns its trimmed stdout; on failure the error holds
+// stderr.
+func (t *Toolchain) Output(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := t.Go(ctx, dir, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("variant %s: go %s: %v: %s", t.Variant.Name, strings.Join(args, " "), err,
+			strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Info is what the results record about a toolchain.
+type Info struct {
+	Variant      string
+	GOROOT       string
+	Version      string // `go version`
+	GOEXPERIMENT string // `go env GOEXPERIMENT`
+	GODEBUG      string // the GODEBUG its benchmarks run with
+}
+
+// Describe asks the toolchain for its version and experiments.
+func (t *Toolchain) Describe(ctx context.Context) (Info, error) {
+	version, err := t.Output(ctx, t.GOROOT, "version")
+	if err != nil {
+		return Info{}, err
+	}
+	exp, err := t.Output(ctx, t.GOROOT, "env", "GOEXPERIMENT")
+	if err != nil {
+		return Info{}, err
+	}
+	return Info{Variant: t.Variant.Name, GOROOT: t.GOROOT, Version: version, GOEXPERIMENT: exp,
+		GODEBUG: t.Variant.Godebug}, nil
+}
