@@ -5,6 +5,11 @@
 //	vcsw/s        voluntary context switches of the process per second (getrusage ru_nvcsw)
 //	cpu-ns/s      CPU time (user+system) of the process per second of wall time
 //	late-pNN-ns   quantiles of wakeup lateness: p10, p25, p50, p90, p99, p999 and max
+//
+// and, with a timerlab toolchain, the runtime's own view from runtime/metrics (docs/metrics.md):
+//
+//	timer-wakeups/s  netpoll sleeps ended by a timer falling due, per second
+//	timers-fired/s   timers fired per second
 package wakeups
 
 import (
@@ -16,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"timerlab/bench/internal/timerstats"
 )
 
 // BenchmarkStaggeredTickers runs 1000 tickers of 10 ms started at random phases; each ticker's
@@ -71,9 +78,10 @@ func measure(b *testing.B, n int, worker func(quota *atomic.Int64, late *[]time.
 
 // sample is the process's resource usage at one instant.
 type sample struct {
-	wall time.Time
-	cpu  time.Duration
-	vcsw int64
+	wall   time.Time
+	cpu    time.Duration
+	vcsw   int64
+	timers timerstats.Snapshot
 }
 
 func usage(b *testing.B) sample {
@@ -82,13 +90,14 @@ func usage(b *testing.B) sample {
 		b.Fatal(err)
 	}
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return sample{wall: time.Now(), cpu: cpu, vcsw: ru.Nvcsw}
+	return sample{wall: time.Now(), cpu: cpu, vcsw: ru.Nvcsw, timers: timerstats.Read()}
 }
 
 func report(b *testing.B, before, after sample, late []time.Duration) {
 	secs := after.wall.Sub(before.wall).Seconds()
 	b.ReportMetric(float64(after.vcsw-before.vcsw)/secs, "vcsw/s")
 	b.ReportMetric(float64(after.cpu-before.cpu)/secs, "cpu-ns/s")
+	timerstats.Report(b, before.timers, after.timers, secs)
 	slices.Sort(late)
 	for _, q := range []struct {
 		name string
