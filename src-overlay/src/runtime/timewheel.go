@@ -1,0 +1,560 @@
+// Copyright 2026 The timerlab Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+//go:build goexperiment.timerwheel
+
+// Hierarchical timing wheel for the per-P timers (GOEXPERIMENT=timerwheel).
+//
+// Each timers set keeps upstream's 4-ary heap for the near future and adds
+// a hierarchical wheel for everything later. The heap stays exact: a timer
+// runs only from the heap, in when order, so the wheel never quantises when
+// a timer fires; it only decides when a far timer moves into the heap.
+//
+// The wheel has wheelLevels levels of wheelSlots slots. A slot of level k
+// spans 1<<wheelShift(k) nanoseconds (level 0: 2^20 ns, about 1.05 ms; each
+// level 64x coarser; level 7 spans 2^62 ns, so the levels cover every
+// positive int64). The cursor is the time up to which the wheel has been
+// processed. A timer with when w is placed relative to the cursor c:
+//
+//   - in the heap if w>>wheelTickShift <= c>>wheelTickShift, that is, if w is
+//     not later than the cursor's level-0 slot (the near horizon);
+//   - otherwise at level k = (msb(w^c) - wheelTickShift) / wheelSlotBits, the
+//     level of the highest bit where w and c differ, in slot (w>>shift(k))&63.
+//
+// Wheel invariant: every timer in slot s of level k agrees with the cursor on
+// all bits at and above wheelShift(k+1), and s > the cursor's slot at level k.
+// So every slot of level k starts after the cursor and before any slot of
+// level k+1: the earliest timer lies in the lowest occupied slot of the
+// lowest non-empty level, found with one count-trailing-zeros of that level's
+// occupancy bitmap.
+//
+// Placement invariant: the slot of a timer starts at or before its when.
+// Moving a timer later may leave it in its old (earlier) slot with
+// timerModified set; it is re-placed when that slot cascades. Moving it
+// earlier re-places it at once (wheelFix), and stopping it removes it at
+// once (wheelStop), from whichever P, so Stop leaves no zombie behind.
+// (A channel timer that nothing waits on still becomes a zombie, as
+// upstream; the cascade or wheelSweep drops it.)
+//
+// When the clock passes a slot's start (wheelAdvance, from check), the slot
+// cascades: each timer is re-placed relative to the new cursor, into a lower
+// level or into the heap. Each timer cascades at most wheelLevels times.
+// A P wakes for the wheel at slotMin of the earliest slot, the least when
+// linked there, so a lone far timer costs one wakeup, not two.
+//
+// Timers using fake time (synctest bubbles) always go into the heap: a bubble
+// advances its clock straight to wakeTime, so waking at a bound that is no
+// timer's when (a stale slotMin) would be visible as a jump of fake time
+// with nothing to run.
+
+package runtime
+
+import (
+	"internal/goarch"
+	"internal/runtime/atomic"
+	"internal/runtime/sys"
+	"unsafe"
+)
+
+const (
+	wheelSlotBits  = 6
+	wheelSlots     = 1 << wheelSlotBits
+	wheelTickShift = 20 // level 0 slots span 2^20 ns, about 1.05 ms
+	wheelLevels    = 8  // level 7 (shift 62) holds the top bit of a positive int64
+
+	// verifyWheel checks the wheel's invariants after every operation.
+	verifyWheel = false
+)
+
+// timerWheeled is set in timer.state when the timer is in a wheel slot
+// rather than in the heap. Only set when timerHeaped is also set.
+const timerWheeled = timerZombie << 1
+
+// wheelShift returns log2 of the span of a slot of level.
+func wheelShift(level int) uint {
+	return wheelTickShift + uint(level)*wheelSlotBits
+}
+
+// A timerWheelLink links a timer into a slot list. The list is intrusive,
+// so adding and removing a timer allocates nothing.
+type timerWheelLink struct {
+	next *timer
+
+	// pprev is the address of the *timer that points to this timer: a slot
+	// head or the previous timer's next. It is a uintptr, not a pointer, to
+	// save write barriers: what it points into is reachable anyway (the
+	// timers set, or a timer on the same list), and timers are never on a
+	// stack, so it does not move.
+	pprev uintptr
+}
+
+// prevNext returns the *timer that points to t in its slot list.
+func (l *timerWheelLink) prevNext() **timer {
+	return (**timer)(unsafe.Pointer(l.pprev))
+}
+
+// A timerWheel holds the far timers of a timers set. All fields but minWhen
+// are protected by the timers lock.
+type timerWheel struct {
+	// cursor is the time up to which the wheel has been processed; it never
+	// decreases. See the wheel invariant above.
+	cursor int64
+
+	// n is the number of timers in the slots.
+	n int
+
+	// minWhen is slotMin of the earliest occupied slot, a lower bound on
+	// the when of every timer in the wheel, or 0 if the wheel is empty.
+	// It is exact except inside wheelAdvance, where it may be lower.
+	// It is written with the timers lock held and read without it by wakeTime.
+	minWhen atomic.Int64
+
+	// occupied[k] has bit s set if and only if slots[k][s] is not empty.
+	occupied [wheelLevels]uint64
+
+	slots [wheelLevels][wheelSlots]*timer
+
+	// slotMin[k][s] is the least when linked into slots[k][s] since the
+	// slot was last empty, or 0 if it is empty: a lower bound on the when of
+	// its timers (removals leave it low), at or after the slot's start.
+	// Waking at slotMin rather than at the slot's start saves the early
+	// wakeups of a lone timer, such as a Ticker's.
+	slotMin [wheelLevels][wheelSlots]int64
+}
+
+// level returns the level at which a timer with this when belongs,
+// or -1 if it belongs in the heap.
+func (w *timerWheel) level(when int64) int {
+	if when>>wheelTickShift <= w.cursor>>wheelTickShift {
+		return -1
+	}
+	msb := sys.Len64(uint64(when^w.cursor)) - 1
+	return (msb - wheelTickShift) / wheelSlotBits
+}
+
+// slotIndex returns the slot of level in which a timer with this when belongs.
+func slotIndex(when int64, level int) int {
+	return int(uint64(when)>>wheelShift(level)) & (wheelSlots - 1)
+}
+
+// slotStart returns the time at which slot s of level starts.
+// By the wheel invariant it is after the cursor.
+func (w *timerWheel) slotStart(level, s int) int64 {
+	block := w.cursor &^ (int64(1)<<wheelShift(level+1) - 1)
+	return block | int64(s)<<wheelShift(level)
+}
+
+// first returns the earliest occupied slot, or level -1 if the wheel is empty.
+func (w *timerWheel) first() (level, s int) {
+	for level, bits := range w.occupied {
+		if bits != 0 {
+			return level, sys.TrailingZeros64(bits)
+		}
+	}
+	return -1, 0
+}
+
+// firstMin returns slotMin of the earliest occupied slot, or 0 if none.
+// Every timer in a later slot is after the end of the earliest slot, so it
+// is a lower bound on every timer in the wheel.
+func (w *timerWheel) firstMin() int64 {
+	level, s := w.first()
+	if level < 0 {
+		return 0
+	}
+	return w.slotMin[level][s]
+}
+
+// wheelLen returns the number of timers in ts's wheel.
+func (ts *timers) wheelLen() int {
+	return ts.wheel.n
+}
+
+// wheelMinWhen returns the earlier of when (0 meaning none) and the wheel's
+// lower bound. wakeTime calls it last, after loading minWhenHeap: see wheelAdvance.
+//
+//go:nowritebarrierrec
+func (ts *timers) wheelMinWhen(when int64) int64 {
+	if w := ts.wheel.minWhen.Load(); w != 0 && (when == 0 || w < when) {
+		return w
+	}
+	return when
+}
+
+// wheelAdd puts t, which addHeap has just given to ts, into the wheel if it
+// belongs there, and reports whether it did.
+// The caller must hold ts's lock (or the world is stopped) and t's lock.
+func (ts *timers) wheelAdd(t *timer) bool {
+	if t.isFake {
+		return false
+	}
+	level := ts.wheel.level(t.when)
+	if level < 0 {
+		return false
+	}
+	ts.wheelLink(t, level)
+	return true
+}
+
+// wheelLink pushes t onto its slot of level and lowers the slot's slotMin
+// and minWhen to t.when if it is earlier, which keeps minWhen equal to
+// firstMin. The caller holds ts's and t's locks.
+func (ts *timers) wheelLink(t *timer, level int) {
+	w := &ts.wheel
+	s := slotIndex(t.when, level)
+	head := &w.slots[level][s]
+	t.wl.next = *head
+	if *head != nil {
+		(*head).wl.pprev = uintptr(unsafe.Pointer(&t.wl.next))
+	}
+	t.wl.pprev = uintptr(unsafe.Pointer(head))
+	*head = t
+	w.occupied[level] |= 1 << s
+	w.n++
+	t.state |= timerWheeled
+	if m := &w.slotMin[level][s]; *m == 0 || t.when < *m {
+		*m = t.when
+	}
+	if m := w.minWhen.Load(); m == 0 || t.when < m {
+		w.minWhen.Store(t.when)
+	}
+}
+
+// wheelUnlink takes t out of its slot in O(1), clearing the slot's bit if
+// the slot becomes empty, and reports whether it did. It leaves minWhen
+// alone: the caller raises it (wheelRaiseMin) once t is wherever it goes.
+// The caller holds ts's and t's locks.
+func (ts *timers) wheelUnlink(t *timer) (emptied bool) {
+	w := &ts.wheel
+	next := t.wl.next
+	*t.wl.prevNext() = next
+	if next != nil {
+		next.wl.pprev = t.wl.pprev
+	} else if i := t.wl.pprev - uintptr(unsafe.Pointer(&w.slots)); i < unsafe.Sizeof(w.slots) {
+		// t was alone in slot i.
+		i /= goarch.PtrSize
+		w.occupied[i/wheelSlots] &^= 1 << (i % wheelSlots)
+		w.slotMin[i/wheelSlots][i%wheelSlots] = 0
+		emptied = true
+	}
+	t.wl = timerWheelLink{}
+	t.state &^= timerWheeled
+	w.n--
+	return emptied
+}
+
+// wheelRaiseMin sets minWhen to firstMin after timers left the wheel. Raising it is safe only once those timers are
+// gone or in the heap with minWhenHeap updated: wakeTime loads minWhenHeap
+// before wheel.minWhen.
+func (ts *timers) wheelRaiseMin() {
+	ts.wheel.minWhen.Store(ts.wheel.firstMin())
+}
+
+// wheelDrop forgets the zombie t, just unlinked from ts's wheel.
+func (ts *timers) wheelDrop(t *timer) {
+	t.state &^= timerHeaped | timerZombie | timerModified
+	ts.zombies.Add(-1)
+	t.ts = nil
+}
+
+// wheelPlace re-places t, just unlinked from ts's wheel, by its current when,
+// or drops it if it is a zombie. The caller holds ts's and t's locks.
+func (ts *timers) wheelPlace(t *timer) {
+	if t.state&timerZombie != 0 {
+		ts.wheelDrop(t)
+		return
+	}
+	t.state &^= timerModified
+	t.ts = nil
+	ts.addHeap(t)
+}
+
+// wheelLockTimers locks and returns the timers holding t if t is in a
+// wheel, so that stop can remove t at once: the timers lock ranks before
+// t's, so it must be taken first. t.ts is read without t's lock, after the
+// atomic load of t.astate that published it; wheelStop checks it again
+// under both locks. It returns nil, locking nothing, if t is not in a wheel.
+func (t *timer) wheelLockTimers() *timers {
+	if t.astate.Load()&timerWheeled == 0 {
+		return nil
+	}
+	ts := t.ts
+	if ts != nil {
+		ts.lock()
+	}
+	return ts
+}
+
+// wheelUnlock unlocks ts if it is not nil, the result of wheelLockTimers.
+func (ts *timers) wheelUnlock() {
+	if ts != nil {
+		if verifyWheel {
+			ts.wheelVerify()
+		}
+		ts.unlock()
+	}
+}
+
+// wheelStop removes t, which stop is stopping, from its wheel if locked,
+// from wheelLockTimers, is the timers holding it, so that stop finds t in
+// no timers set and marks nothing. If t has moved since (another P took
+// it), it returns the timers now holding it, for wheelFix once the locks
+// are dropped (stop marks t a zombie meanwhile); else nil.
+// The caller holds t's lock.
+func (t *timer) wheelStop(locked *timers) *timers {
+	if t.state&timerWheeled == 0 {
+		return nil
+	}
+	if t.ts != locked {
+		return t.ts
+	}
+	if locked.wheelUnlink(t) {
+		locked.wheelRaiseMin()
+	}
+	if t.state&timerZombie != 0 {
+		locked.zombies.Add(-1)
+	}
+	t.state &^= timerHeaped | timerZombie | timerModified
+	t.ts = nil
+	return nil
+}
+
+// wheelNeedsFix reports, as the timers to pass to wheelFix or nil, whether t
+// must be re-placed at once because it is in a wheel and is being stopped
+// (zombie) or moved earlier than its current when, which would break the
+// placement invariant. A move later is left to the cascade.
+// The caller holds t's lock and calls it before changing t.when.
+func (t *timer) wheelNeedsFix(when int64) *timers {
+	if t.state&timerWheeled == 0 || (when >= t.when && t.state&timerZombie == 0) {
+		return nil
+	}
+	return t.ts
+}
+
+// wheelFix re-places or removes t, which was in ts's wheel when
+// wheelNeedsFix was called, after a stop or an earlier reset. It runs on
+// the P of the caller, which need not be ts's P: it locks ts, then t, in
+// lock-rank order, so a stopped wheel timer never lingers as a zombie.
+// The caller must hold neither lock.
+func (ts *timers) wheelFix(t *timer) {
+	ts.lock()
+	t.lock()
+	if t.ts == ts && t.state&timerWheeled != 0 && t.state&(timerZombie|timerModified) != 0 {
+		ts.wheelUnlink(t)
+		ts.wheelPlace(t)
+		ts.wheelRaiseMin()
+	}
+	t.unlock()
+	if verifyWheel {
+		ts.wheelVerify()
+	}
+	ts.unlock()
+}
+
+// wheelMoveMin moves ts.heap[0], the timer t just moved later by
+// updateHeap, into the wheel if its new when is beyond the near horizon,
+// and reports whether it did. The caller holds ts's and t's locks.
+func (ts *timers) wheelMoveMin(t *timer) bool {
+	if t.isFake {
+		return false
+	}
+	level := ts.wheel.level(t.when)
+	if level < 0 {
+		return false
+	}
+	// Link first, then delete from the heap: wakeTime loads minWhenHeap
+	// before wheel.minWhen, so it sees t in at least one of them.
+	ts.wheelLink(t, level)
+	ts.deleteMin()
+	t.ts = ts
+	return true
+}
+
+// wheelAdvance moves the cursor to now, cascading every slot that starts at
+// or before now, so that afterwards every timer with when <= now is in the
+// heap and wheel.minWhen > now. The caller holds ts's lock.
+//
+// wakeTime must stay a lower bound on every timer while timers move from the
+// wheel to the heap. It loads minWhenHeap before wheel.minWhen, so we
+//
+//  1. lower minWhenHeap to wakeTime (locking in the wheel's bound),
+//  2. cascade, moving timers into the heap,
+//  3. set minWhenHeap to the heap's exact minimum,
+//  4. set wheel.minWhen to the new firstMin.
+//
+// A reader that sees the new wheel.minWhen of step 4 then sees the heap of
+// step 3; one that sees the old wheel.minWhen has a bound on the moved timers.
+func (ts *timers) wheelAdvance(now int64) {
+	w := &ts.wheel
+	moved := false
+	for {
+		level, s := w.first()
+		if level < 0 {
+			break
+		}
+		start := w.slotStart(level, s)
+		if start > now {
+			break
+		}
+		if !moved {
+			ts.minWhenHeap.Store(ts.wakeTime())
+			moved = true
+		}
+		w.cursor = start
+		ts.wheelCascade(level, s)
+	}
+	w.cursor = max(w.cursor, now)
+	if moved {
+		ts.updateMinWhenHeap()
+		ts.wheelRaiseMin()
+	}
+	if verifyWheel {
+		ts.wheelVerify()
+	}
+}
+
+// wheelCascade empties slot s of level, which starts at the cursor,
+// re-placing each of its timers below level or in the heap.
+// The caller holds ts's lock.
+func (ts *timers) wheelCascade(level, s int) {
+	w := &ts.wheel
+	t := w.slots[level][s]
+	w.slots[level][s] = nil
+	w.occupied[level] &^= 1 << s
+	w.slotMin[level][s] = 0
+	for t != nil {
+		next := t.wl.next
+		t.wl = timerWheelLink{}
+		w.n--
+		t.lock()
+		t.state &^= timerWheeled
+		ts.wheelPlace(t)
+		t.unlock()
+		t = next
+	}
+}
+
+// wheelNext returns the earlier of pollUntil (0 meaning none) and the
+// wheel's next slot, for check. After wheelAdvance(now) it is after now.
+func (ts *timers) wheelNext(pollUntil int64) int64 {
+	return ts.wheelMinWhen(pollUntil)
+}
+
+// wheelSweep removes the zombies from ts's wheel: channel timers that
+// nothing is blocked on, and stops whose wheelFix has not run yet.
+// check calls it, through adjust, when zombies exceed a quarter of the
+// timers, so it costs O(1) amortised per zombie.
+// The caller holds ts's lock.
+func (ts *timers) wheelSweep() {
+	w := &ts.wheel
+	for level := range w.occupied {
+		for bits := w.occupied[level]; bits != 0; bits &= bits - 1 {
+			for t := w.slots[level][sys.TrailingZeros64(bits)]; t != nil; {
+				next := t.wl.next
+				if t.astate.Load()&timerZombie != 0 {
+					t.lock()
+					if t.state&timerZombie != 0 {
+						ts.wheelUnlink(t)
+						ts.wheelDrop(t)
+					}
+					t.unlock()
+				}
+				t = next
+			}
+		}
+	}
+	ts.wheelRaiseMin()
+	if verifyWheel {
+		ts.wheelVerify()
+	}
+}
+
+// wheelTake moves the wheel timers of src, whose P is being destroyed,
+// into ts, and empties src's wheel. The world is stopped.
+func (ts *timers) wheelTake(src *timers) {
+	w := &src.wheel
+	for level := range w.occupied {
+		for bits := w.occupied[level]; bits != 0; bits &= bits - 1 {
+			s := sys.TrailingZeros64(bits)
+			for t := w.slots[level][s]; t != nil; {
+				next := t.wl.next
+				t.wl = timerWheelLink{}
+				t.state &^= timerWheeled
+				if t.state&timerZombie != 0 {
+					src.wheelDrop(t)
+				} else {
+					t.state &^= timerModified
+					t.ts = nil
+					ts.addHeap(t)
+					timerStatsHere().countMoved()
+				}
+				t = next
+			}
+			w.slots[level][s] = nil
+			w.slotMin[level][s] = 0
+		}
+		w.occupied[level] = 0
+	}
+	w.n = 0
+	w.minWhen.Store(0)
+	src.len.Store(uint32(len(src.heap)))
+	ts.len.Store(uint32(len(ts.heap) + ts.wheel.n))
+}
+
+// wheelVerify checks the wheel's invariants. It is for debugging only
+// (verifyWheel) and for tests. The caller holds ts's lock and no timer's.
+func (ts *timers) wheelVerify() {
+	w := &ts.wheel
+	n := 0
+	for level := range w.slots {
+		for s := range w.slots[level] {
+			head := &w.slots[level][s]
+			if (*head != nil) != (w.occupied[level]&(1<<s) != 0) {
+				print("wheel level ", level, " slot ", s, ": occupied bit does not match list\n")
+				throw("bad timer wheel")
+			}
+			start, slotMin := int64(0), w.slotMin[level][s]
+			if *head != nil {
+				start = w.slotStart(level, s)
+				if start <= w.cursor || slotMin < start {
+					print("wheel level ", level, " slot ", s, " start ", start, " slotMin ", slotMin, " cursor ", w.cursor, "\n")
+					throw("bad timer wheel slot start")
+				}
+			} else if slotMin != 0 {
+				throw("bad timer wheel slotMin of an empty slot")
+			}
+			pprev := uintptr(unsafe.Pointer(head))
+			for t := *head; t != nil; t = t.wl.next {
+				n++
+				t.lock()
+				if t.ts != ts || t.wl.pprev != pprev || t.state&(timerHeaped|timerWheeled) != timerHeaped|timerWheeled {
+					throw("bad timer wheel link")
+				}
+				if t.state&timerZombie == 0 && t.when < slotMin {
+					print("wheel timer when ", t.when, " before its slot's start ", start, " or slotMin ", slotMin, "\n")
+					throw("bad timer wheel placement")
+				}
+				if t.state&(timerZombie|timerModified) == 0 && (w.level(t.when) != level || slotIndex(t.when, level) != s) {
+					print("wheel timer when ", t.when, " in level ", level, " slot ", s, " cursor ", w.cursor, "\n")
+					throw("bad timer wheel slot")
+				}
+				t.unlock()
+				pprev = uintptr(unsafe.Pointer(&t.wl.next))
+			}
+		}
+	}
+	if n != w.n {
+		println("timer wheel n", w.n, "counted", n)
+		throw("bad timer wheel count")
+	}
+	if w.minWhen.Load() != w.firstMin() {
+		println("timer wheel minWhen", w.minWhen.Load(), "!= first slot's slotMin", w.firstMin())
+		throw("bad timer wheel minWhen")
+	}
+	for _, tw := range ts.heap {
+		if tw.timer.astate.Load()&timerWheeled != 0 {
+			throw("wheel timer in heap")
+		}
+	}
+}

@@ -1,0 +1,29 @@
+// Copyright 2026 The timerlab Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+//go:build !goexperiment.timerwheel
+
+// Without GOEXPERIMENT=timerwheel the timers have no wheel: these are the
+// neutral hooks that time.go calls, so the heap build behaves as upstream.
+// See timewheel.go.
+
+package runtime
+
+type timerWheelLink struct{}
+
+type timerWheel struct{}
+
+func (ts *timers) wheelLen() int                   { return 0 }
+func (ts *timers) wheelMinWhen(when int64) int64   { return when }
+func (ts *timers) wheelNext(pollUntil int64) int64 { return pollUntil }
+func (ts *timers) wheelAdd(t *timer) bool          { return false }
+func (ts *timers) wheelMoveMin(t *timer) bool      { return false }
+func (t *timer) wheelNeedsFix(when int64) *timers  { return nil }
+func (ts *timers) wheelFix(t *timer)               {}
+func (ts *timers) wheelAdvance(now int64)          {}
+func (ts *timers) wheelSweep()                     {}
+func (ts *timers) wheelTake(src *timers)           {}
+func (t *timer) wheelLockTimers() *timers          { return nil }
+func (ts *timers) wheelUnlock()                    {}
+func (t *timer) wheelStop(locked *timers) *timers  { return nil }
