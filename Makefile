@@ -8,7 +8,7 @@ TIMERLAB := go run ./cmd/timerlab
 
 .PHONY: all deps fetch toolchains bench report configs test test-go check-series test-variants test-harness test-full
 
-all: toolchains bench report
+all: toolchains bench report configs
 
 deps:
 	scripts/install-deps.sh
