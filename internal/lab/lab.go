@@ -6,14 +6,10 @@ package lab
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -84,50 +80,20 @@ func (l Layout) BaseVersion() (string, error) {
 	return "", fmt.Errorf("%s names no version=", l.BaseConf)
 }
 
-// SeriesHash returns the hash scripts/lib.sh's series_hash prints: sha256 over, for every patch
-// (patches/*.patch, sorted) and then every overlay file (sorted), its path relative to Root, a
-// newline, and the line `sha256sum <file` prints ("<hex>  -\n").
+// SeriesHash returns the hash of the patch series and the overlay that scripts/lib.sh's series_hash
+// prints, the one definition of it: build-toolchain.sh stamps toolchains with the same function, so
+// the hash a report records is the series its toolchains were built from.
 func (l Layout) SeriesHash() (string, error) {
-	files, err := l.seriesFiles()
+	libsh := filepath.Join(l.Root, "scripts", "lib.sh")
+	cmd := exec.Command("bash", "-c", `source "$1" && series_hash`, "bash", libsh)
+	cmd.Env = append(os.Environ(), "TIMERLAB_PATCHES="+l.Patches, "TIMERLAB_OVERLAY="+l.Overlay)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("series_hash from %s: %v: %s", libsh, err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	outer := sha256.New()
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		sum := sha256.Sum256(data)
-		rel := strings.TrimPrefix(f, l.Root+"/")
-		fmt.Fprintf(outer, "%s\n%s  -\n", rel, hex.EncodeToString(sum[:]))
-	}
-	return hex.EncodeToString(outer.Sum(nil)), nil
-}
-
-// seriesFiles lists the patch series then the overlay files, each group sorted bytewise.
-func (l Layout) seriesFiles() ([]string, error) {
-	patches, err := filepath.Glob(filepath.Join(l.Patches, "*.patch"))
-	if err != nil {
-		return nil, err
-	}
-	patches = regularFiles(patches)
-	sort.Strings(patches)
-	var overlay []string
-	err = filepath.WalkDir(l.Overlay, func(path string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) && path == l.Overlay {
-			return filepath.SkipDir
-		}
-		if err == nil && d.Type().IsRegular() {
-			overlay = append(overlay, path)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(overlay)
-	return append(patches, overlay...), nil
+	return strings.TrimSpace(string(out)), nil
 }
 
 // Variant is one line of variants.conf.
@@ -229,14 +195,4 @@ func absFrom(root, p string) string {
 func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
-}
-
-func regularFiles(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if isFile(p) {
-			out = append(out, p)
-		}
-	}
-	return out
 }

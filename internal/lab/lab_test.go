@@ -2,7 +2,6 @@ package lab
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,35 +44,52 @@ func TestReadVariantsRejectsShortLine(t *testing.T) {
 	}
 }
 
-// TestSeriesHashMatchesScripts checks the harness and scripts/lib.sh hash the series alike.
-func TestSeriesHashMatchesScripts(t *testing.T) {
+// TestSeriesHash checks the hash covers the patches and overlay files, contents and paths, and
+// leaves out the overlay's fence go.mod and files beside the patches that are not patches.
+func TestSeriesHash(t *testing.T) {
 	root, err := FindRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	libsh := filepath.Join(root, "scripts", "lib.sh")
-	if _, err := os.Stat(libsh); err != nil {
-		t.Skip("no scripts/lib.sh")
-	}
 	tmp := t.TempDir()
-	for path, data := range map[string]string{
-		"patches/0002-b.patch": "second\n", "patches/0001-a.patch": "first\n", "patches/notes.txt": "ignored\n",
-		"overlay/src/runtime/timewheel.go": "package runtime\n", "overlay/src/internal/x.go": "package x\n",
-	} {
-		os.MkdirAll(filepath.Join(tmp, filepath.Dir(path)), 0o755)
-		os.WriteFile(filepath.Join(tmp, path), []byte(data), 0o644)
+	write := func(path, data string) {
+		t.Helper()
+		p := filepath.Join(tmp, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	write("patches/0001-a.patch", "first\n")
+	write("overlay/src/runtime/timewheel.go", "package runtime\n")
 	t.Setenv("TIMERLAB_PATCHES", filepath.Join(tmp, "patches"))
 	t.Setenv("TIMERLAB_OVERLAY", filepath.Join(tmp, "overlay"))
-	out, err := exec.Command("bash", "-c", `source "$1" && series_hash`, "bash", libsh).Output()
-	if err != nil {
-		t.Skipf("bash series_hash: %v", err)
+	hash := func() string {
+		t.Helper()
+		h, err := NewLayout(root).SeriesHash()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) != 64 {
+			t.Fatalf("SeriesHash = %q, want 64 hex digits", h)
+		}
+		return h
 	}
-	got, err := NewLayout(root).SeriesHash()
-	if err != nil {
-		t.Fatal(err)
+	base := hash()
+	write("overlay/go.mod", "module fence\n")
+	write("patches/notes.txt", "not a patch\n")
+	if h := hash(); h != base {
+		t.Errorf("the fence go.mod or a non-patch file changed the hash: %s -> %s", base, h)
 	}
-	if want := strings.TrimSpace(string(out)); got != want {
-		t.Errorf("SeriesHash = %s, scripts/lib.sh says %s", got, want)
+	write("overlay/src/runtime/timewheel.go", "package runtime\n\n// changed\n")
+	changed := hash()
+	if changed == base {
+		t.Error("changing an overlay file left the hash as it was")
+	}
+	write("patches/0002-b.patch", "second\n")
+	if hash() == changed {
+		t.Error("adding a patch left the hash as it was")
 	}
 }
