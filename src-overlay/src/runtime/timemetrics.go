@@ -16,6 +16,14 @@
 //   - wakeups: a netpoll sleep with a timeout that ended with no I/O ready
 //     at or after the timer deadline it waited for.
 //   - lateness: for every firing, the time it ran minus its when.
+//   - coalesced: a firing before the timer's hard deadline, when+slack: a
+//     wakeup or a scheduler pass that came for something else ran it, so
+//     it cost no wakeup of its own (slack only; the others fire no timer
+//     before its deadline, when).
+//   - cascades: a timer moved from a wheel slot to a finer level or into
+//     the near heap (wheel only).
+//   - slack: for every timer armed with slack, the slack it got (slack
+//     only).
 //
 // Invariants:
 //
@@ -41,16 +49,19 @@ import "internal/runtime/atomic"
 
 // timerStats are one P's timer counts. See the invariants above.
 type timerStats struct {
-	started  uint64
-	stopped  uint64
-	fired    uint64
-	moved    uint64
-	lateness timerLateness
+	started   uint64
+	stopped   uint64
+	fired     uint64
+	moved     uint64
+	coalesced uint64
+	cascades  uint64
+	lateness  timerHist
+	slack     timerHist
 }
 
-// timerLateness counts firing lateness in timeHistogram's buckets, with
-// plain counters that only the owning P writes.
-type timerLateness struct {
+// timerHist counts durations in timeHistogram's buckets, with plain
+// counters that only the owning P writes.
+type timerHist struct {
 	counts    [timeHistNumBuckets * timeHistNumSubBuckets]uint64
 	underflow uint64
 	overflow  uint64
@@ -58,11 +69,14 @@ type timerLateness struct {
 
 // timerStatsRetired holds the counts of destroyed Ps.
 var timerStatsRetired struct {
-	started  atomic.Uint64
-	stopped  atomic.Uint64
-	fired    atomic.Uint64
-	moved    atomic.Uint64
-	lateness timeHistogram
+	started   atomic.Uint64
+	stopped   atomic.Uint64
+	fired     atomic.Uint64
+	moved     atomic.Uint64
+	coalesced atomic.Uint64
+	cascades  atomic.Uint64
+	lateness  timeHistogram
+	slack     timeHistogram
 }
 
 // timerWakeups counts netpoll sleeps ended by a timer falling due.
@@ -100,21 +114,50 @@ func (s *timerStats) countMoved() {
 	}
 }
 
+//go:nosplit
+func (s *timerStats) countCoalesced() {
+	if s != nil {
+		s.coalesced++
+	}
+}
+
+//go:nosplit
+func (s *timerStats) countCascaded() {
+	if s != nil {
+		s.cascades++
+	}
+}
+
 // countFired counts one firing that ran late by lateness nanoseconds.
 //
 //go:nosplit
 func (s *timerStats) countFired(lateness int64) {
-	if s == nil {
-		return
+	if s != nil {
+		s.fired++
+		s.lateness.record(lateness)
 	}
-	s.fired++
-	switch i := timeHistIndex(lateness); {
+}
+
+// countSlack counts one timer armed with slack nanoseconds of slack.
+//
+//go:nosplit
+func (s *timerStats) countSlack(slack int64) {
+	if s != nil {
+		s.slack.record(slack)
+	}
+}
+
+// record counts one duration of d nanoseconds.
+//
+//go:nosplit
+func (h *timerHist) record(d int64) {
+	switch i := timeHistIndex(d); {
 	case i < 0:
-		s.lateness.underflow++
-	case i >= len(s.lateness.counts):
-		s.lateness.overflow++
+		h.underflow++
+	case i >= len(h.counts):
+		h.overflow++
 	default:
-		s.lateness.counts[i]++
+		h.counts[i]++
 	}
 }
 
@@ -126,14 +169,22 @@ func (s *timerStats) retire() {
 	r.stopped.Add(int64(s.stopped))
 	r.fired.Add(int64(s.fired))
 	r.moved.Add(int64(s.moved))
-	for i, n := range s.lateness.counts {
+	r.coalesced.Add(int64(s.coalesced))
+	r.cascades.Add(int64(s.cascades))
+	s.lateness.retire(&r.lateness)
+	s.slack.retire(&r.slack)
+	*s = timerStats{}
+}
+
+// retire adds h's counts to r.
+func (h *timerHist) retire(r *timeHistogram) {
+	for i, n := range h.counts {
 		if n != 0 {
-			r.lateness.counts[i].Add(int64(n))
+			r.counts[i].Add(int64(n))
 		}
 	}
-	r.lateness.underflow.Add(int64(s.lateness.underflow))
-	r.lateness.overflow.Add(int64(s.lateness.overflow))
-	*s = timerStats{}
+	r.underflow.Add(int64(h.underflow))
+	r.overflow.Add(int64(h.overflow))
 }
 
 // timerStatsAggregate is the sum of the retired counts and every live P's.
@@ -151,11 +202,10 @@ func (a *timerStatsAggregate) compute() {
 	a.stopped = r.stopped.Load()
 	a.fired = r.fired.Load()
 	a.moved = r.moved.Load()
-	for i := range a.lateness.counts {
-		a.lateness.counts[i] = r.lateness.counts[i].Load()
-	}
-	a.lateness.underflow = r.lateness.underflow.Load()
-	a.lateness.overflow = r.lateness.overflow.Load()
+	a.coalesced = r.coalesced.Load()
+	a.cascades = r.cascades.Load()
+	a.lateness.load(&r.lateness)
+	a.slack.load(&r.slack)
 	a.wakeups = timerWakeups.Load()
 
 	lock(&sched.lock)
@@ -178,20 +228,37 @@ func (a *timerStatsAggregate) add(s *timerStats) {
 	a.stopped += s.stopped
 	a.fired += s.fired
 	a.moved += s.moved
-	for i, n := range s.lateness.counts {
-		a.lateness.counts[i] += n
-	}
-	a.lateness.underflow += s.lateness.underflow
-	a.lateness.overflow += s.lateness.overflow
+	a.coalesced += s.coalesced
+	a.cascades += s.cascades
+	a.lateness.add(&s.lateness)
+	a.slack.add(&s.slack)
 }
 
-// write writes the lateness counts to out as a float64 histogram in
-// seconds, with timeHistogram's buckets.
-func (l *timerLateness) write(out *metricValue) {
+// load sets h to the counts of r.
+func (h *timerHist) load(r *timeHistogram) {
+	for i := range h.counts {
+		h.counts[i] = r.counts[i].Load()
+	}
+	h.underflow = r.underflow.Load()
+	h.overflow = r.overflow.Load()
+}
+
+// add adds the counts of o to h.
+func (h *timerHist) add(o *timerHist) {
+	for i, n := range o.counts {
+		h.counts[i] += n
+	}
+	h.underflow += o.underflow
+	h.overflow += o.overflow
+}
+
+// write writes h to out as a float64 histogram in seconds, with
+// timeHistogram's buckets.
+func (h *timerHist) write(out *metricValue) {
 	hist := out.float64HistOrInit(timeHistBuckets)
-	hist.counts[0] = l.underflow
-	copy(hist.counts[1:], l.counts[:])
-	hist.counts[len(hist.counts)-1] = l.overflow
+	hist.counts[0] = h.underflow
+	copy(hist.counts[1:], h.counts[:])
+	hist.counts[len(hist.counts)-1] = h.overflow
 }
 
 // addTimerMetrics adds the /sched/timers/ metrics to m.
@@ -208,6 +275,12 @@ func addTimerMetrics(m map[string]metricData) {
 	m["/sched/timers/fired:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
 		out.kind, out.scalar = metricKindUint64, in.timerStats.fired
 	}}
+	m["/sched/timers/coalesced:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		out.kind, out.scalar = metricKindUint64, in.timerStats.coalesced
+	}}
+	m["/sched/timers/cascades:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		out.kind, out.scalar = metricKindUint64, in.timerStats.cascades
+	}}
 	m["/sched/timers/moved:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
 		out.kind, out.scalar = metricKindUint64, in.timerStats.moved
 	}}
@@ -222,5 +295,8 @@ func addTimerMetrics(m map[string]metricData) {
 	}}
 	m["/sched/timers/lateness:seconds"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
 		in.timerStats.lateness.write(out)
+	}}
+	m["/sched/timers/slack:seconds"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		in.timerStats.slack.write(out)
 	}}
 }

@@ -186,15 +186,22 @@ func (ts *timers) wheelMinWhen(when int64) int64 {
 // belongs there, and reports whether it did.
 // The caller must hold ts's lock (or the world is stopped) and t's lock.
 func (ts *timers) wheelAdd(t *timer) bool {
-	if t.isFake {
-		return false
-	}
-	level := ts.wheel.level(t.when)
+	level := ts.wheelLevelOf(t)
 	if level < 0 {
 		return false
 	}
 	ts.wheelLink(t, level)
 	return true
+}
+
+// wheelLevelOf returns the wheel level at which t belongs, or -1 if it
+// belongs in the heap: it is due within the near horizon, or it uses fake
+// time (see the package comment above). The caller holds t's lock.
+func (ts *timers) wheelLevelOf(t *timer) int {
+	if t.isFake {
+		return -1
+	}
+	return ts.wheel.level(t.when)
 }
 
 // wheelLink pushes t onto its slot of level and lowers the slot's slotMin
@@ -356,10 +363,7 @@ func (ts *timers) wheelFix(t *timer) {
 // updateHeap, into the wheel if its new when is beyond the near horizon,
 // and reports whether it did. The caller holds ts's and t's locks.
 func (ts *timers) wheelMoveMin(t *timer) bool {
-	if t.isFake {
-		return false
-	}
-	level := ts.wheel.level(t.when)
+	level := ts.wheelLevelOf(t)
 	if level < 0 {
 		return false
 	}
@@ -415,8 +419,8 @@ func (ts *timers) wheelAdvance(now int64) {
 }
 
 // wheelCascade empties slot s of level, which starts at the cursor,
-// re-placing each of its timers below level or in the heap.
-// The caller holds ts's lock.
+// re-placing each of its timers below level or in the heap, and counts
+// each as a cascade. The caller holds ts's lock.
 func (ts *timers) wheelCascade(level, s int) {
 	w := &ts.wheel
 	t := w.slots[level][s]
@@ -431,6 +435,7 @@ func (ts *timers) wheelCascade(level, s int) {
 		t.state &^= timerWheeled
 		ts.wheelPlace(t)
 		t.unlock()
+		timerStatsHere().countCascaded()
 		t = next
 	}
 }

@@ -5,7 +5,9 @@
 package metrics_test
 
 import (
+	"internal/goexperiment"
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -17,8 +19,8 @@ import (
 
 // timerMetrics is one reading of the /sched/timers/ metrics.
 type timerMetrics struct {
-	started, stopped, fired, moved, wakeups, live uint64
-	lateness                                      *metrics.Float64Histogram
+	started, stopped, fired, moved, wakeups, live, coalesced, cascades uint64
+	lateness, slack                                                    *metrics.Float64Histogram
 }
 
 func readTimerMetrics(t *testing.T) timerMetrics {
@@ -31,6 +33,9 @@ func readTimerMetrics(t *testing.T) timerMetrics {
 		{Name: "/sched/timers/wakeups:events"},
 		{Name: "/sched/timers/live:timers"},
 		{Name: "/sched/timers/lateness:seconds"},
+		{Name: "/sched/timers/coalesced:timers"},
+		{Name: "/sched/timers/cascades:timers"},
+		{Name: "/sched/timers/slack:seconds"},
 	}
 	metrics.Read(s)
 	for _, x := range s {
@@ -39,13 +44,16 @@ func readTimerMetrics(t *testing.T) timerMetrics {
 		}
 	}
 	return timerMetrics{
-		started:  s[0].Value.Uint64(),
-		stopped:  s[1].Value.Uint64(),
-		fired:    s[2].Value.Uint64(),
-		moved:    s[3].Value.Uint64(),
-		wakeups:  s[4].Value.Uint64(),
-		live:     s[5].Value.Uint64(),
-		lateness: s[6].Value.Float64Histogram(),
+		started:   s[0].Value.Uint64(),
+		stopped:   s[1].Value.Uint64(),
+		fired:     s[2].Value.Uint64(),
+		moved:     s[3].Value.Uint64(),
+		wakeups:   s[4].Value.Uint64(),
+		live:      s[5].Value.Uint64(),
+		lateness:  s[6].Value.Float64Histogram(),
+		coalesced: s[7].Value.Uint64(),
+		cascades:  s[8].Value.Uint64(),
+		slack:     s[9].Value.Float64Histogram(),
 	}
 }
 
@@ -110,6 +118,73 @@ func TestTimerMetricsCounts(t *testing.T) {
 	}
 	if negative != 0 {
 		t.Errorf("%d timers fired before their time", negative)
+	}
+	checkVariantCounts(t, before, after, started, started-stopped)
+}
+
+// checkVariantCounts checks the counts only some variants keep, over a run
+// that armed and fired timers, all beyond the wheel's near horizon:
+// cascades (wheel: every fired timer came down through the wheel), slack
+// samples (slack: one per armed timer, under the default policy) and
+// coalesced firings (slack only, and never more than fired).
+func checkVariantCounts(t *testing.T, before, after timerMetrics, armed, fired uint64) {
+	t.Helper()
+	cascades := after.cascades - before.cascades
+	slacked, _ := histogramDelta(before.slack, after.slack)
+	coalesced := after.coalesced - before.coalesced
+	t.Logf("cascades %d, slack samples %d, coalesced %d", cascades, slacked, coalesced)
+	if goexperiment.TimerWheel {
+		if cascades < fired {
+			t.Errorf("cascades went up by %d, want at least %d (each fired wheel timer)", cascades, fired)
+		}
+	} else if cascades != 0 {
+		t.Errorf("cascades went up by %d without a wheel", cascades)
+	}
+	if goexperiment.TimerSlack {
+		wantDelta(t, "slack samples", 0, slacked, armed)
+		if coalesced > after.fired-before.fired {
+			t.Errorf("coalesced went up by %d, more than fired (%d)", coalesced, after.fired-before.fired)
+		}
+	} else if slacked != 0 || coalesced != 0 {
+		t.Errorf("slack samples went up by %d and coalesced by %d without slack", slacked, coalesced)
+	}
+}
+
+// TestTimerMetricsSlack sets a 20ms slack with GODEBUG and fires 100 timers
+// due within 10ms of each other: their windows all overlap, so most fire
+// with a wakeup that came for another, as coalesced. Each gets exactly
+// 20ms of slack, and none fires early.
+func TestTimerMetricsSlack(t *testing.T) {
+	if !goexperiment.TimerSlack {
+		t.Skip("no timer slack without GOEXPERIMENT=timerslack")
+	}
+	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
+	os.Setenv("GODEBUG", "timerslack=20ms")
+	const n, slack = 100, 20 * time.Millisecond
+	before := readTimerMetrics(t)
+	var fired sync.WaitGroup
+	fired.Add(n)
+	for i := range n {
+		time.AfterFunc(time.Duration(i)*100*time.Microsecond, fired.Done)
+	}
+	fired.Wait()
+	after := readTimerMetrics(t)
+
+	coalesced := after.coalesced - before.coalesced
+	t.Logf("coalesced %d of %d", coalesced, n)
+	if coalesced < n/2 {
+		t.Errorf("coalesced went up by %d, want at least %d of %d timers with overlapping windows", coalesced, n/2, n)
+	}
+	if _, negative := histogramDelta(before.lateness, after.lateness); negative != 0 {
+		t.Errorf("%d timers fired before their time", negative)
+	}
+	total, _ := histogramDelta(before.slack, after.slack)
+	wantDelta(t, "slack samples", 0, total, n)
+	for i := range after.slack.Counts {
+		lo, hi := after.slack.Buckets[i], after.slack.Buckets[i+1]
+		if d := after.slack.Counts[i] - before.slack.Counts[i]; d != 0 && (lo > slack.Seconds() || hi <= slack.Seconds()) {
+			t.Errorf("%d timers got slack in [%g, %g) seconds, want %v", d, lo, hi, slack)
+		}
 	}
 }
 

@@ -1,0 +1,339 @@
+// Copyright 2026 The timerlab Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+//go:build goexperiment.timerslack
+
+// Timer slack (GOEXPERIMENT=timerslack).
+//
+// A timer due at when may fire at any time in its window [when, hard], where
+// hard = when + slack and the slack comes from a run-time policy (GODEBUG
+// timerslack=, below). The runtime uses that freedom to serve many timers
+// with one wakeup, as Linux hrtimers do with their [soft, hard] expiry
+// ranges. A timer never fires before when: slack only ever delays.
+//
+// The policy. GODEBUG=timerslack=SPEC, where SPEC is
+//
+//	[ABS][+PCT%][:CAP]
+//
+// with at least one of ABS and PCT: ABS and CAP are durations with a unit of
+// ns, us (or µs), ms or s (a decimal fraction is allowed: 1.5ms), PCT is a
+// decimal percentage from 0 to 100 of the timer's delay, when minus the time
+// it was armed. A timer armed at now gets slack = min(ABS + PCT*(when-now),
+// CAP, maxTimerSlack): a slack never exceeds 4.29s, which lets it fill the
+// padding of a timer. For example 50us, 12.5%, 20us+10%, 12.5%:1ms.
+// A SPEC of 0 gives upstream's
+// behaviour, epoll_wait's milliseconds included; a SPEC that does not parse
+// does too, without a crash. Unset, the policy is defaultTimerSlack.
+// Changing GODEBUG with os.Setenv changes the policy for timers armed from
+// then on.
+//
+// Timers that use fake time (testing/synctest bubbles, and every timer of a
+// faketime build, the playground's) get no slack: such a clock jumps
+// straight to the next wake time, and a bubble's order of equal whens is
+// part of its promise.
+//
+// Invariants (on top of time.go's):
+//
+//   - t.when + t.slack.off, saturated at maxWhen, is t's hard deadline
+//     (t.deadline()): t.slack.off is set with t.when under t's lock, by
+//     modify and by the re-arm of a periodic timer.
+//   - The heap is keyed on the hard deadline: heap entries hold
+//     when = t.deadline() and soft.when = t.when as of the last update.
+//     So wakeTime, minWhenModified and every pollUntil are hard deadlines,
+//     and a P, or the netpoller, sleeps until the earliest hard deadline
+//     of all its timers: no timer fires after hard for want of a wakeup.
+//   - A wakeup (any check, on this P or by a P stealing from it) runs
+//     timers from the top of the heap while their soft when <= now, the
+//     Linux hrtimer expiry rule. With equal slacks, heap order is soft
+//     order, so every open window is served; with mixed slacks a timer
+//     whose window is open but which sits below one whose window is not
+//     waits for a later wakeup, never beyond its own hard deadline.
+//   - ts.open holds heap[0]'s soft when, so check runs the open windows of
+//     any P it looks at, its own or another's, before their deadlines:
+//     one wakeup serves every timer whose window has opened.
+//   - A periodic timer's next when is computed from its when, as upstream,
+//     not from when it ran: its period holds on average, with no drift.
+//   - Timers whose windows overlap may fire out of when order: a timer
+//     armed long ago with a large relative slack may fire after one due
+//     a little later but armed with less. Each still fires in its window.
+
+package runtime
+
+import (
+	"internal/bytealg"
+	"internal/runtime/atomic"
+)
+
+// defaultTimerSlack is the policy when GODEBUG sets none. It was chosen by
+// measurement: see docs/slack.md in timerlab.
+const defaultTimerSlack = "25%:1ms"
+
+// timerSlackOne is the fixed-point unit of a relative slack: 100%.
+const timerSlackOne = 1 << 16
+
+// maxTimerSlack is the largest slack a timer can get, about 4.29s.
+const maxTimerSlack = 1<<32 - 1
+
+// A timerSlackSpec is a parsed policy.
+type timerSlackSpec struct {
+	abs int64 // nanoseconds every timer gets
+	rel int64 // fraction of the delay, in units of 1/timerSlackOne
+	max int64 // cap on the total, maxWhen if none
+}
+
+// timerSlackPolicy is the policy in force, a sequence lock: setTimerSlack
+// makes seq odd, stores the fields and makes seq even again, and a reader
+// retries until it reads the fields under one even seq, so that it never
+// combines two policies. Writers are serialized: GODEBUG is parsed at
+// startup, and later under package syscall's environment lock. It cannot
+// be a pointer to an immutable policy: the first parse runs before the heap
+// exists.
+var timerSlackPolicy struct {
+	seq           atomic.Uint32
+	abs, rel, max atomic.Int64
+}
+
+// timerSlack is the slack of a timer. Protected by the timer's lock.
+type timerSlack struct {
+	off uint32 // hard deadline - when, in nanoseconds; see the invariants above
+}
+
+// timerWhenSoft is the soft part of a heap entry: the timer's when.
+type timerWhenSoft struct {
+	when int64
+}
+
+// timersSlackOpen holds heap[0]'s soft when, or 0 if the heap is empty.
+// Written with the timers lock held, read without it by check.
+type timersSlackOpen struct {
+	when atomic.Int64
+}
+
+// setTimerSlack sets the policy from a GODEBUG value, "" meaning the
+// default. A value that does not parse turns slack off.
+func setTimerSlack(value string) {
+	if value == "" {
+		value = defaultTimerSlack
+	}
+	spec, ok := parseTimerSlack(value)
+	if !ok {
+		spec = timerSlackSpec{max: maxWhen}
+	}
+	p := &timerSlackPolicy
+	p.seq.Add(1)
+	p.abs.Store(spec.abs)
+	p.rel.Store(spec.rel)
+	p.max.Store(spec.max)
+	p.seq.Add(1)
+}
+
+// loadTimerSlack returns the policy in force.
+func loadTimerSlack() timerSlackSpec {
+	p := &timerSlackPolicy
+	for {
+		seq := p.seq.Load()
+		spec := timerSlackSpec{abs: p.abs.Load(), rel: p.rel.Load(), max: p.max.Load()}
+		if seq&1 == 0 && p.seq.Load() == seq {
+			return spec
+		}
+	}
+}
+
+// on reports whether the policy grants any slack.
+func (s timerSlackSpec) on() bool {
+	return (s.abs != 0 || s.rel != 0) && s.max != 0
+}
+
+// slack returns the slack the policy gives a timer due at when and armed
+// at now: min(abs + rel*(when-now), max, maxTimerSlack), at least 0.
+func (s timerSlackSpec) slack(when, now int64) int64 {
+	slack := s.abs
+	if delay := when - now; delay > 0 && s.rel != 0 {
+		slack = addSat(slack, mulFrac(delay, s.rel))
+	}
+	return max(min(slack, s.max, maxTimerSlack), 0)
+}
+
+// mulFrac returns d*frac/timerSlackOne for d >= 0 and 0 <= frac <=
+// timerSlackOne, without overflow; the result is at most d.
+func mulFrac(d, frac int64) int64 {
+	return (d>>16)*frac + (d&(1<<16-1))*frac>>16
+}
+
+// addSat returns a+b for a, b >= 0, or maxWhen if that overflows.
+func addSat(a, b int64) int64 {
+	if a > maxWhen-b {
+		return maxWhen
+	}
+	return a + b
+}
+
+// slackArm sets t's slack for its current when, armed at now (0: read the
+// clock if the policy needs it), and returns t's hard deadline.
+// The caller holds t's lock.
+func (t *timer) slackArm(now int64) int64 {
+	t.slack.off = 0
+	if spec := loadTimerSlack(); t.when > 0 && !t.isFake && faketime == 0 && spec.on() {
+		if now == 0 && spec.rel != 0 {
+			now = nanotime()
+		}
+		if slack := spec.slack(t.when, now); slack > 0 {
+			t.slack.off = uint32(slack)
+			timerStatsHere().countSlack(slack)
+		}
+	}
+	return t.deadline()
+}
+
+// deadline returns t's hard deadline. The caller holds t's lock.
+func (t *timer) deadline() int64 {
+	return addSat(t.when, int64(t.slack.off))
+}
+
+// heapEntry returns t's heap entry: keyed on its hard deadline, with its
+// when as the soft part. The caller holds t's lock.
+func (t *timer) heapEntry() timerWhen {
+	return timerWhen{timer: t, soft: timerWhenSoft{t.when}, when: t.deadline()}
+}
+
+// setWhen updates tw, the entry of t, to t's when and hard deadline.
+// The caller holds t's lock.
+func (tw *timerWhen) setWhen(t *timer) {
+	tw.when = t.deadline()
+	tw.soft.when = t.when
+}
+
+// softWhen returns the when of the entry's timer as of the last update.
+func (tw *timerWhen) softWhen() int64 {
+	return tw.soft.when
+}
+
+// slackUpdateOpen sets ts.open to heap[0]'s soft when.
+// The caller must have locked ts or the world must be stopped.
+func (ts *timers) slackUpdateOpen() {
+	if len(ts.heap) == 0 {
+		ts.open.when.Store(0)
+	} else {
+		ts.open.when.Store(ts.heap[0].soft.when)
+	}
+}
+
+// slackOpen returns the earlier of next, ts's wake time, and the time the
+// window of ts's first timer opens: the time from which check has a timer
+// to run.
+func (ts *timers) slackOpen(next int64) int64 {
+	if open := ts.open.when.Load(); open != 0 && open < next {
+		return open
+	}
+	return next
+}
+
+// parseTimerSlack parses a policy, [ABS][+PCT%][:CAP] (either term may come
+// first), and reports whether it is well formed.
+func parseTimerSlack(s string) (spec timerSlackSpec, ok bool) {
+	spec.max = maxWhen
+	if i := bytealg.IndexByteString(s, ':'); i >= 0 {
+		if spec.max, ok = parseSlackDuration(s[i+1:]); !ok {
+			return timerSlackSpec{}, false
+		}
+		s = s[:i]
+	}
+	haveAbs, haveRel := false, false
+	for s != "" {
+		term := s
+		if i := bytealg.IndexByteString(s, '+'); i >= 0 {
+			term, s = s[:i], s[i+1:]
+			if s == "" {
+				return timerSlackSpec{}, false
+			}
+		} else {
+			s = ""
+		}
+		if n := len(term); n > 0 && term[n-1] == '%' {
+			if haveRel {
+				return timerSlackSpec{}, false
+			}
+			spec.rel, ok = parseSlackPercent(term[:n-1])
+			haveRel = true
+		} else {
+			if haveAbs {
+				return timerSlackSpec{}, false
+			}
+			spec.abs, ok = parseSlackDuration(term)
+			haveAbs = true
+		}
+		if !ok {
+			return timerSlackSpec{}, false
+		}
+	}
+	return spec, haveAbs || haveRel
+}
+
+// parseSlackDuration parses a non-negative decimal duration with a unit of
+// ns, us, ms or s, or a bare 0, truncated to whole nanoseconds.
+func parseSlackDuration(s string) (int64, bool) {
+	if s == "0" {
+		return 0, true
+	}
+	units := [...]struct {
+		suffix string
+		ns     int64
+	}{{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}}
+	for _, u := range units {
+		if n := len(s) - len(u.suffix); n > 0 && s[n:] == u.suffix {
+			return scaleDecimal(s[:n], u.ns)
+		}
+	}
+	return 0, false
+}
+
+// parseSlackPercent parses a decimal percentage from 0 to 100 into units of
+// 1/timerSlackOne.
+func parseSlackPercent(s string) (int64, bool) {
+	// A percentage is a decimal fraction of 100%: scale to 1e9 parts per 100.
+	ppb, ok := scaleDecimal(s, 1e7)
+	if !ok || ppb > 1e9 {
+		return 0, false
+	}
+	return ppb * timerSlackOne / 1e9, true
+}
+
+// scaleDecimal returns the decimal number s (digits, at most one '.') times
+// unit, truncated, and whether s is well formed and the result fits in an
+// int64.
+func scaleDecimal(s string, unit int64) (int64, bool) {
+	var whole, frac int64
+	fracDigits, scale := 0, int64(1)
+	seenDot, seenDigit := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.' && !seenDot:
+			seenDot = true
+		case c >= '0' && c <= '9' && !seenDot:
+			seenDigit = true
+			if whole > (maxWhen-int64(c-'0'))/10 {
+				return 0, false
+			}
+			whole = whole*10 + int64(c-'0')
+		case c >= '0' && c <= '9':
+			seenDigit = true
+			if fracDigits < 18 { // further digits are below a nanosecond's worth
+				frac = frac*10 + int64(c-'0')
+				scale *= 10
+				fracDigits++
+			}
+		default:
+			return 0, false
+		}
+	}
+	if !seenDigit || whole > maxWhen/unit {
+		return 0, false
+	}
+	v := whole * unit
+	if scale <= unit {
+		return addSat(v, frac*(unit/scale)), true
+	}
+	return addSat(v, frac/(scale/unit)), true
+}

@@ -1,0 +1,56 @@
+// Copyright 2026 The timerlab Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+//go:build linux && goexperiment.timerslack
+
+package runtime
+
+import (
+	"internal/runtime/atomic"
+	"internal/runtime/syscall/linux"
+	"unsafe"
+)
+
+// epollPwait2Missing is set once epoll_pwait2 has failed with anything but
+// EINTR: the kernel lacks it (ENOSYS before Linux 5.11) or a seccomp filter
+// refuses it (EPERM). From then on netpollWait uses epoll_wait.
+var epollPwait2Missing atomic.Bool
+
+// epollPwait2Waits counts the waits that used epoll_pwait2, for tests.
+var epollPwait2Waits atomic.Uint64
+
+// netpollWait waits on epfd for up to delay nanoseconds (< 0: no limit)
+// and returns what epoll returned.
+//
+// With a slack policy in force it waits with epoll_pwait2's nanosecond
+// timeout, so a timer with little slack fires close to its when rather than
+// at epoll_wait's next millisecond: precision is governed by slack, and the
+// policy keeps staggered timers sharing wakeups. Without slack it waits as
+// upstream, for waitms milliseconds, as it does where epoll_pwait2 is
+// missing. The kernel adds its own timer slack to either wait (the
+// thread's timerslack_ns, 50us by default), on top of the policy's.
+//
+// A seccomp filter that kills a process for an unknown system call, rather
+// than failing it, kills this one on its first precise wait: run such
+// programs with GODEBUG=timerslack=0.
+func netpollWait(events []linux.EpollEvent, delay int64, waitms int32) (int32, uintptr) {
+	return epollWait(epfd, events, delay, waitms)
+}
+
+// epollWait is netpollWait on the epoll instance fd.
+func epollWait(fd int32, events []linux.EpollEvent, delay int64, waitms int32) (int32, uintptr) {
+	if delay > 0 && delay < 1e15 && !epollPwait2Missing.Load() && loadTimerSlack().on() {
+		var timeout timespec
+		timeout.setNsec(delay)
+		r, _, errno := linux.Syscall6(linux.SYS_EPOLL_PWAIT2, uintptr(fd),
+			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)),
+			uintptr(unsafe.Pointer(&timeout)), 0, 0)
+		if errno == 0 || errno == _EINTR {
+			epollPwait2Waits.Add(1)
+			return int32(r), errno
+		}
+		epollPwait2Missing.Store(true)
+	}
+	return linux.EpollWait(fd, events, int32(len(events)), waitms)
+}

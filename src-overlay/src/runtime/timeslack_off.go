@@ -1,0 +1,26 @@
+// Copyright 2026 The timerlab Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+//go:build !goexperiment.timerslack
+
+// Without GOEXPERIMENT=timerslack a timer's window is the instant when:
+// these are the neutral hooks that time.go calls, so the other builds key
+// their heaps on when, as upstream. See timeslack.go.
+
+package runtime
+
+type timerSlack struct{}
+
+type timerWhenSoft struct{}
+
+type timersSlackOpen struct{}
+
+func setTimerSlack(value string)              {}
+func (t *timer) slackArm(now int64) int64     { return t.when }
+func (t *timer) deadline() int64              { return t.when }
+func (t *timer) heapEntry() timerWhen         { return timerWhen{timer: t, when: t.when} }
+func (tw *timerWhen) setWhen(t *timer)        { tw.when = t.when }
+func (tw *timerWhen) softWhen() int64         { return tw.when }
+func (ts *timers) slackUpdateOpen()           {}
+func (ts *timers) slackOpen(next int64) int64 { return next }

@@ -1,0 +1,222 @@
+// Copyright 2026 The timerlab Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+//go:build goexperiment.timerslack
+
+package runtime_test
+
+import (
+	"math/rand/v2"
+	"os"
+	. "runtime"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+const slackMaxWhen = 1<<63 - 1
+
+// pct is p percent in TimerSlackOne units, truncated as the parser does.
+func pct(p float64) int64 { return int64(p * 1e7 * TimerSlackOne / 1e9) }
+
+// TestTimerSlackParse checks the GODEBUG timerslack grammar,
+// [ABS][+PCT%][:CAP], and that malformed values are refused.
+func TestTimerSlackParse(t *testing.T) {
+	good := []struct {
+		in   string
+		want TimerSlackSpec
+	}{
+		{"0", TimerSlackSpec{0, 0, slackMaxWhen}},
+		{"50us", TimerSlackSpec{50e3, 0, slackMaxWhen}},
+		{"1.5ms", TimerSlackSpec{1.5e6, 0, slackMaxWhen}},
+		{"2s", TimerSlackSpec{2e9, 0, slackMaxWhen}},
+		{"3µs", TimerSlackSpec{3e3, 0, slackMaxWhen}},
+		{"7ns", TimerSlackSpec{7, 0, slackMaxWhen}},
+		{".5us", TimerSlackSpec{500, 0, slackMaxWhen}},
+		{"1.0000000001s", TimerSlackSpec{1e9, 0, slackMaxWhen}},
+		{"12.5%", TimerSlackSpec{0, TimerSlackOne / 8, slackMaxWhen}},
+		{"100%", TimerSlackSpec{0, TimerSlackOne, slackMaxWhen}},
+		{"0%", TimerSlackSpec{0, 0, slackMaxWhen}},
+		{"20us+10%", TimerSlackSpec{20e3, pct(10), slackMaxWhen}},
+		{"10%+20us", TimerSlackSpec{20e3, pct(10), slackMaxWhen}},
+		{"12.5%:1ms", TimerSlackSpec{0, TimerSlackOne / 8, 1e6}},
+		{"20us+10%:2ms", TimerSlackSpec{20e3, pct(10), 2e6}},
+		{"1ms:0", TimerSlackSpec{1e6, 0, 0}},
+		{"9223372036s", TimerSlackSpec{9223372036e9, 0, slackMaxWhen}},
+	}
+	for _, tt := range good {
+		got, ok := ParseTimerSlack(tt.in)
+		if !ok || got != tt.want {
+			t.Errorf("ParseTimerSlack(%q) = %+v, %v; want %+v, true", tt.in, got, ok, tt.want)
+		}
+	}
+	bad := []string{
+		"", "1", "ms", "1m", "1h", "-1ms", "+1ms", "1ms+", "1ms+2ms", "10%+5%", "1ms:", ":1ms",
+		"1ms:2ms:3ms", "101%", "100.1%", "%", "1e3us", "1..2ms", "1.2.3ms", "1 ms", "0x10ns",
+		"9223372037s", "99999999999999999999ns", "10%:5%", "abc", "1ms,2ms",
+	}
+	for _, in := range bad {
+		if got, ok := ParseTimerSlack(in); ok {
+			t.Errorf("ParseTimerSlack(%q) = %+v, true; want false", in, got)
+		}
+	}
+	if _, ok := ParseTimerSlack(DefaultTimerSlack); !ok {
+		t.Errorf("the default policy %q does not parse", DefaultTimerSlack)
+	}
+}
+
+// TestTimerSlackWindow checks the window arithmetic, at the int64 extremes
+// included: the hard deadline is never before when nor after maxWhen, and
+// the slack is min(abs + rel*delay, cap, MaxTimerSlack) wherever that does
+// not overflow.
+func TestTimerSlackWindow(t *testing.T) {
+	exact := []struct {
+		spec            TimerSlackSpec
+		when, now, want int64
+	}{
+		{TimerSlackSpec{0, 0, slackMaxWhen}, 100, 0, 100},
+		{TimerSlackSpec{50, 0, slackMaxWhen}, 100, 0, 150},
+		{TimerSlackSpec{0, TimerSlackOne / 8, slackMaxWhen}, 10e6 + 1000, 1000, 10e6 + 1000 + 1.25e6},
+		{TimerSlackSpec{0, TimerSlackOne / 8, 1e6}, 10e6 + 1000, 1000, 10e6 + 1000 + 1e6},
+		{TimerSlackSpec{20, TimerSlackOne, slackMaxWhen}, 1000, 900, 1120},
+		{TimerSlackSpec{0, TimerSlackOne, slackMaxWhen}, 1000, 2000, 1000}, // armed late: no relative slack
+		{TimerSlackSpec{5, TimerSlackOne, slackMaxWhen}, 1000, 2000, 1005},
+		{TimerSlackSpec{1e6, 0, 0}, 1000, 0, 1000}, // a zero cap turns slack off
+		{TimerSlackSpec{1, 0, slackMaxWhen}, slackMaxWhen, 0, slackMaxWhen},
+		{TimerSlackSpec{slackMaxWhen, 0, slackMaxWhen}, 1, 0, 1 + MaxTimerSlack},
+		{TimerSlackSpec{slackMaxWhen, TimerSlackOne, slackMaxWhen}, slackMaxWhen - 1, 1, slackMaxWhen},
+		{TimerSlackSpec{0, TimerSlackOne, slackMaxWhen}, slackMaxWhen, 1, slackMaxWhen},
+		{TimerSlackSpec{0, TimerSlackOne, slackMaxWhen}, 1 << 62, 0, 1<<62 + MaxTimerSlack},
+		{TimerSlackSpec{0, TimerSlackOne / 2, slackMaxWhen}, 3e9, 0, 3e9 + 1.5e9},
+		{TimerSlackSpec{0, TimerSlackOne / 2, slackMaxWhen}, 10e9, 0, 10e9 + MaxTimerSlack},
+	}
+	for _, tt := range exact {
+		if got := TimerSlackHard(tt.spec, tt.when, tt.now); got != tt.want {
+			t.Errorf("hard(%+v, when=%d, now=%d) = %d, want %d", tt.spec, tt.when, tt.now, got, tt.want)
+		}
+	}
+
+	edges := []int64{0, 1, 2, 1e3, 1e6, 1e9, 1 << 32, 1 << 62, slackMaxWhen / 2, slackMaxWhen - 1, slackMaxWhen}
+	r := rand.New(rand.NewPCG(1, 2))
+	pick := func() int64 {
+		if r.IntN(2) == 0 {
+			return edges[r.IntN(len(edges))]
+		}
+		return r.Int64()
+	}
+	for range 200000 {
+		spec := TimerSlackSpec{Abs: pick(), Rel: r.Int64N(TimerSlackOne + 1), Max: pick()}
+		when, now := max(pick(), 1), pick()
+		hard := TimerSlackHard(spec, when, now)
+		if hard < when || hard-when > min(spec.Max, MaxTimerSlack) {
+			t.Fatalf("hard(%+v, when=%d, now=%d) = %d: outside [when, when+cap]", spec, when, now, hard)
+		}
+		if delay := when - now; delay > 0 && delay < 1<<40 && spec.Abs < 1<<40 && when < 1<<61 {
+			// No saturation: the slack is exactly min(abs + rel*delay, cap), rel*delay truncated
+			// within a nanosecond.
+			want := min(spec.Abs+(delay*spec.Rel)>>16, spec.Max, MaxTimerSlack)
+			if got := hard - when; got < want-1 || got > want {
+				t.Fatalf("hard(%+v, when=%d, now=%d) - when = %d, want %d", spec, when, now, got, want)
+			}
+		}
+	}
+}
+
+// TestTimerSlackGODEBUG checks that GODEBUG sets the policy, at run time
+// too, that a bad value gives upstream behaviour (no slack) rather than a
+// crash, and that unsetting it restores the default.
+func TestTimerSlackGODEBUG(t *testing.T) {
+	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
+	def, _ := ParseTimerSlack(DefaultTimerSlack)
+	for _, tt := range []struct {
+		godebug string
+		want    TimerSlackSpec
+	}{
+		{"timerslack=50us", TimerSlackSpec{50e3, 0, slackMaxWhen}},
+		{"gctrace=0,timerslack=12.5%:1ms", TimerSlackSpec{0, TimerSlackOne / 8, 1e6}},
+		{"timerslack=1ms,timerslack=2ms", TimerSlackSpec{2e6, 0, slackMaxWhen}},
+		{"timerslack=bogus", TimerSlackSpec{0, 0, slackMaxWhen}},
+		{"timerslack=-5ms", TimerSlackSpec{0, 0, slackMaxWhen}},
+		{"timerslack=0", TimerSlackSpec{0, 0, slackMaxWhen}},
+		{"gctrace=0", def},
+		{"", def},
+	} {
+		os.Setenv("GODEBUG", tt.godebug)
+		if got := TimerSlackPolicy(); got != tt.want {
+			t.Errorf("GODEBUG=%q: policy %+v, want %+v", tt.godebug, got, tt.want)
+		}
+	}
+}
+
+// TestTimerSlackNeverEarly runs timers of many kinds under a generous
+// policy and checks that none fires before its time: AfterFunc, Sleep,
+// Timer channels with Reset earlier and later, and Tickers.
+func TestTimerSlackNeverEarly(t *testing.T) {
+	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
+	for _, policy := range []string{"2ms", "50%", "100us+25%:3ms", "0"} {
+		SetTimerSlack(policy)
+		var wg sync.WaitGroup
+		for i := range 200 {
+			d := time.Duration(rand.N(4000)) * time.Microsecond
+			wg.Go(func() {
+				start := time.Now()
+				switch i % 4 {
+				case 0:
+					done := make(chan time.Duration, 1)
+					time.AfterFunc(d, func() { done <- time.Since(start) })
+					checkNotEarly(t, policy, "AfterFunc", <-done, d)
+				case 1:
+					time.Sleep(d)
+					checkNotEarly(t, policy, "Sleep", time.Since(start), d)
+				case 2:
+					tm := time.NewTimer(time.Hour)
+					tm.Reset(2 * d)
+					tm.Reset(d)
+					<-tm.C
+					checkNotEarly(t, policy, "Timer.Reset", time.Since(start), d)
+				case 3:
+					p := d/4 + time.Microsecond
+					tk := time.NewTicker(p)
+					for k := 1; k <= 4; k++ {
+						<-tk.C
+						checkNotEarly(t, policy, "Ticker", time.Since(start), time.Duration(k)*p)
+					}
+					tk.Stop()
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
+
+func checkNotEarly(t *testing.T, policy, kind string, got, want time.Duration) {
+	if got < want {
+		t.Errorf("timerslack=%s: %s of %v fired after %v, early", policy, kind, want, got)
+	}
+}
+
+// TestTimerSlackFakeTime checks that timers on a synctest bubble's fake
+// clock get no slack: each fires at exactly its when, in order.
+func TestTimerSlackFakeTime(t *testing.T) {
+	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
+	os.Setenv("GODEBUG", "timerslack=5ms")
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		for _, d := range []time.Duration{time.Millisecond, 10 * time.Millisecond, time.Second} {
+			time.Sleep(d)
+			if got := time.Since(start); got != d {
+				t.Errorf("fake-time Sleep(%v) ended after %v", d, got)
+			}
+			start = time.Now()
+		}
+		tk := time.NewTicker(3 * time.Millisecond)
+		defer tk.Stop()
+		for k := 1; k <= 3; k++ {
+			if got := (<-tk.C).Sub(start); got != time.Duration(k)*3*time.Millisecond {
+				t.Errorf("fake-time tick %d came at %v", k, got)
+			}
+		}
+	})
+}
