@@ -3,7 +3,9 @@
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
-VARIANTS := $(shell scripts/build-toolchain.sh --list)
+# TOOLCHAINS: the variants with a toolchain of their own; the aliases of variants.conf (series
+# @TARGET) run with their target's, so they are neither built nor tested on their own here.
+TOOLCHAINS := $(shell scripts/build-toolchain.sh --list)
 TIMERLAB := go run ./cmd/timerlab
 
 .PHONY: all deps fetch toolchains bench report configs test test-go check-series test-variants test-harness test-full
@@ -17,7 +19,7 @@ fetch: deps
 	scripts/fetch-go.sh
 
 toolchains: fetch
-	for v in $(VARIANTS); do scripts/build-toolchain.sh $$v; done
+	for v in $(TOOLCHAINS); do scripts/build-toolchain.sh $$v; done
 
 bench: toolchains
 	$(TIMERLAB) bench
@@ -42,10 +44,10 @@ test-go:
 check-series: fetch
 	scripts/check-series.sh
 
-# test-variants: Go's own timer tests gate every toolchain. For pristine upstream they are a control:
-# a failure there is the machine's, not a variant's.
+# test-variants: Go's own timer tests gate every toolchain, once each. For pristine upstream they are
+# a control: a failure there is the machine's, not a variant's.
 test-variants: toolchains
-	for v in $(VARIANTS); do scripts/test-variant.sh $$v --quick; done
+	for v in $(TOOLCHAINS); do scripts/test-variant.sh $$v --quick; done
 
 # test-harness: the quick matrix on two real toolchains; its outputs must parse and its report render.
 test-harness: toolchains

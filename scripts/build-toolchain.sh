@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # build-toolchain.sh VARIANT: build the toolchain of one variant at build/toolchains/VARIANT.
-# build-toolchain.sh --list: print the variants, one per line.
+# build-toolchain.sh --list: print the variants with a toolchain of their own, one per line.
 #
 # The toolchain is a full GOROOT made by make.bash from the base, the variant's series
 # (patches/ then src-overlay/, or nothing for series "none"), and a VERSION line naming the variant,
 # with the variant's GOEXPERIMENT as its default.
+#
+# An alias (series @TARGET in variants.conf) has no toolchain of its own: it runs with TARGET's, so
+# building it says so and builds TARGET. --list leaves aliases out.
 #
 # Invariants:
 #   - build/toolchains/VARIANT exists only as a finished toolchain: it is built in a temporary
@@ -15,12 +18,17 @@
 source "$(dirname "$0")/lib.sh"
 
 if [ "${1:-}" = --list ]; then
-	variant_names
+	toolchain_names
 	exit 0
 fi
 [ $# -eq 1 ] || die "usage: build-toolchain.sh VARIANT | --list"
 variant=$1
 require_variant "$variant"
+target=$(variant_target "$variant")
+if [ "$target" != "$variant" ]; then
+	step "$variant is an alias: it runs with $target's toolchain; building $target"
+	exec "$0" "$target"
+fi
 base_ready || die "missing base $(base_dir): run scripts/fetch-go.sh first"
 
 dest=$(toolchain_dir "$variant")

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # install-deps.sh: make sure the machine has what the pipeline runs: a Go of at least 1.24.6 to
-# bootstrap make.bash and build our tools, git, make, flock, diff and sha256sum. Missing Debian
-# packages are installed with apt-get when we are root; a missing Go is an error (this project's
-# machines ship one; GOROOT_BOOTSTRAP may name another).
+# bootstrap make.bash and build our tools, git, make, flock, diff, sha256sum, and valgrind (its
+# cachegrind counts instructions for `timerlab instr`, docs/metrics.md). Missing Debian packages
+# are installed with apt-get when we are root; a missing Go is an error (this project's machines
+# ship one; GOROOT_BOOTSTRAP may name another).
 set -euo pipefail
 
 need_pkgs=()
-for tool in git:git make:make flock:util-linux diff:diffutils sha256sum:coreutils tar:tar; do
+for tool in git:git make:make flock:util-linux diff:diffutils sha256sum:coreutils tar:tar valgrind:valgrind; do
 	command -v "${tool%%:*}" >/dev/null || need_pkgs+=("${tool#*:}")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then
@@ -21,4 +22,4 @@ command -v go >/dev/null || { echo "install-deps.sh: error: no go on PATH (need 
 # go1.27's cmd/dist wants at least go1.24.6 to bootstrap.
 printf '%s\n' go1.24.6 "$(go env GOVERSION)" | sort -C -V ||
 	{ echo "install-deps.sh: error: $(go env GOVERSION) is too old (make.bash needs go1.24.6 or later)" >&2; exit 1; }
-echo "==> install-deps.sh: $(go env GOVERSION), $(git --version), $(make --version | head -n 1)"
+echo "==> install-deps.sh: $(go env GOVERSION), $(git --version), $(make --version | head -n 1), $(valgrind --version)"

@@ -79,10 +79,42 @@ variant_names() {
 	awk '!/^#/ && NF { print $1 }' "$TL_VARIANTS"
 }
 
-# require_variant NAME fails with one line unless NAME is listed in variants.conf.
+# toolchain_names lists the variants with a toolchain of their own, i.e. all but the aliases (series
+# @TARGET), which run with their target's: these are what build-toolchain.sh builds.
+toolchain_names() {
+	awk '!/^#/ && NF && $2 !~ /^@/ { print $1 }' "$TL_VARIANTS"
+}
+
+# require_variant NAME fails with one line unless NAME is listed in variants.conf with series all or
+# none, or is an alias (@TARGET) of a variant listed with a toolchain of its own. The same checks as
+# internal/lab's ReadVariants.
 require_variant() {
+	local series target
 	[ -n "${1:-}" ] || die "no variant given (known: $(variant_names | paste -sd ' '))"
 	variant_line "$1" >/dev/null || die "unknown variant '$1' (known: $(variant_names | paste -sd ' '))"
+	series=$(variant_field "$1" series)
+	case $series in
+	all | none) return 0 ;;
+	@*) target=${series#@} ;;
+	*) die "variant '$1': series '$series' (want all, none or @VARIANT)" ;;
+	esac
+	[ "$target" != "$1" ] || die "variant '$1' is an alias of itself"
+	[ -z "$(variant_field "$1" goexp)" ] || die "variant '$1': an alias runs its target's toolchain, so its goexp must be -"
+	variant_line "$target" >/dev/null ||
+		die "variant '$1' is an alias of unknown variant '$target' (known: $(variant_names | paste -sd ' '))"
+	[ "$(variant_target "$target")" = "$target" ] ||
+		die "variant '$1' is an alias of '$target', itself an alias: name a variant with a toolchain of its own"
+}
+
+# variant_target NAME prints the variant whose toolchain NAME runs with: NAME itself, or TARGET
+# for an alias row (series @TARGET).
+variant_target() {
+	local series
+	series=$(variant_field "$1" series)
+	case $series in
+	@*) echo "${series#@}" ;;
+	*) echo "$1" ;;
+	esac
 }
 
 variant_field() { # NAME FIELD(series|goexp|godebug)
@@ -96,8 +128,9 @@ variant_field() { # NAME FIELD(series|goexp|godebug)
 	esac
 }
 
+# toolchain_dir NAME is the GOROOT NAME runs with: build/toolchains/NAME, or its target's for an alias.
 toolchain_dir() {
-	echo "$TL_BUILD/toolchains/$1"
+	echo "$TL_BUILD/toolchains/$(variant_target "$1")"
 }
 
 # The overlay's own go.mod is not part of the overlay: it fences src-overlay/ off from the timerlab

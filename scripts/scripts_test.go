@@ -470,3 +470,77 @@ func TestFetchRefusesTamperedSum(t *testing.T) {
 		t.Fatalf("refused base left %v in build/base", ents)
 	}
 }
+
+// addSlack adds to w's variants.conf a variant slack with a toolchain of its own, then the rows
+// given, such as aliases of it.
+func (w *world) addSlack(t *testing.T, rows ...string) {
+	t.Helper()
+	conf := w.read(t, "variants.conf") + "slack all timerslack - coalescing\n"
+	for _, r := range rows {
+		conf += r + "\n"
+	}
+	w.write(t, "variants.conf", conf)
+}
+
+func TestListLeavesAliasesOut(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "slack-1ms @slack - timerslack=1ms slack at 1ms")
+	r := w.mustRun(t, "build-toolchain.sh", "--list")
+	if r.stdout != "upstream\nheap\nwheel\nslack\n" {
+		t.Fatalf("--list printed %q, want the variants with a toolchain of their own", r.stdout)
+	}
+}
+
+// TestBuildAliasBuildsTarget checks that building an alias says whose toolchain it uses and builds
+// that one, at the target's path, once.
+func TestBuildAliasBuildsTarget(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "slack-1ms @slack - timerslack=1ms slack at 1ms", "slack-0 @slack - timerslack=0 slack off")
+	r := w.mustRun(t, "build-toolchain.sh", "slack-1ms")
+	if !strings.Contains(r.stdout, "slack-1ms is an alias: it runs with slack's toolchain; building slack") {
+		t.Fatalf("build of an alias did not say whose toolchain it uses:\n%s", r.stdout)
+	}
+	out, err := exec.Command(w.path("build/toolchains/slack/bin/go"), "version").Output()
+	if want := fakeVersion + "-timerlab.slack X:timerslack"; err != nil || !strings.Contains(string(out), want) {
+		t.Fatalf("slack's go version = %q, %v; want %q", out, err, want)
+	}
+	if w.exists("build/toolchains/slack-1ms") {
+		t.Fatal("an alias got a toolchain of its own")
+	}
+	r = w.mustRun(t, "build-toolchain.sh", "slack-0")
+	if n := w.makeCount(t); n != 1 || !strings.Contains(r.stdout, "slack is up to date") {
+		t.Fatalf("make.bash ran %d times for two aliases of one toolchain:\n%s", n, r.stdout)
+	}
+}
+
+func TestBadAlias(t *testing.T) {
+	for _, tc := range []struct{ row, want string }{
+		{"slack-z @nosuch - timerslack=0 x", "variant 'slack-z' is an alias of unknown variant 'nosuch'"},
+		{"slack-x @slack-0 - timerslack=1ms x", "variant 'slack-x' is an alias of 'slack-0', itself an alias"},
+		{"slack-y @slack timerwheel timerslack=1ms x", "variant 'slack-y': an alias runs its target's toolchain"},
+	} {
+		w := newWorld(t)
+		w.addSlack(t, "slack-0 @slack - timerslack=0 slack off", tc.row)
+		name := strings.Fields(tc.row)[0]
+		wantOneLineError(t, w.run(t, "build-toolchain.sh", name), tc.want)
+		wantOneLineError(t, w.run(t, "test-variant.sh", name, "--quick"), tc.want)
+		if w.makeCount(t) != 0 {
+			t.Fatalf("%s: make.bash ran for a bad alias", name)
+		}
+	}
+}
+
+// TestTestVariantAliasUsesTargetWithItsGodebug runs Go's tests (here the fake go, which passes
+// nothing) for an alias: they run with the target's toolchain under the alias's GODEBUG.
+func TestTestVariantAliasUsesTargetWithItsGodebug(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "slack-1ms @slack - timerslack=1ms slack at 1ms")
+	r := w.run(t, "test-variant.sh", "slack-1ms", "--quick")
+	wantOneLineError(t, r, "no toolchain for slack-1ms at "+w.path("build/toolchains/slack"))
+	w.mustRun(t, "build-toolchain.sh", "slack")
+	r = w.run(t, "test-variant.sh", "slack-1ms", "--quick")
+	want := "testing slack-1ms: go version " + fakeVersion + "-timerlab.slack X:timerslack linux/amd64 with GODEBUG=timerslack=1ms"
+	if !strings.Contains(r.stdout, want) {
+		t.Fatalf("test-variant.sh of an alias did not run slack's toolchain with the alias's GODEBUG:\n%s", r.stdout)
+	}
+}

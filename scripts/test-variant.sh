@@ -8,6 +8,11 @@
 #
 # Extra `go test` flags can be passed in TIMERLAB_TESTFLAGS (e.g. -v); they come last, so a -run
 # there replaces each group's own.
+#
+# The tests run with the variant's GODEBUG from variants.conf, if it has one. An alias (series
+# @TARGET) runs TARGET's toolchain under its own GODEBUG: `test-variant.sh slack-1ms` is Go's tests
+# with slack's toolchain at GODEBUG=timerslack=1ms. `make test-variants` tests each toolchain once
+# and leaves the aliases out.
 source "$(dirname "$0")/lib.sh"
 
 variant=${1:-}
@@ -58,7 +63,9 @@ record() {
 
 export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS=
 unset GOEXPERIMENT
-step "testing $("$tc/bin/go" version) ($mode)"
+godebug=$(variant_field "$variant" godebug)
+[ -z "$godebug" ] || export GODEBUG=$godebug
+step "testing $variant: $("$tc/bin/go" version)${godebug:+ with GODEBUG=$godebug} ($mode)"
 if [ "$mode" = --quick ]; then
 	run_group quick -short -count=1
 else

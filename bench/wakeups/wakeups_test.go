@@ -5,14 +5,31 @@
 //	vcsw/s        voluntary context switches of the process per second (getrusage ru_nvcsw)
 //	cpu-ns/s      CPU time (user+system) of the process per second of wall time
 //	late-pNN-ns   quantiles of wakeup lateness: p10, p25, p50, p90, p99, p999 and max
+//	slack-ns      median slack the runtime granted the timers armed during the run
+//	              (/sched/timers/slack:seconds); 0 without slack or without the metric
 //
 // and, with a timerlab toolchain, the runtime's own view from runtime/metrics (docs/metrics.md):
 //
 //	timer-wakeups/s  netpoll sleeps ended by a timer falling due, per second
 //	timers-fired/s   timers fired per second
+//	coalesced/s      timers fired before their hard deadline (when + slack), on a wakeup or
+//	                 scheduler pass that came for something else, per second (toolchains
+//	                 with the slack metrics)
+//
+// StaggeredTickers also reports how close the wakeups come to the fewest the slack allows:
+//
+//	ideal-wakeups/s  the fewest instants that serve every tick received within its window
+//	                 [due, due + slack-ns], per second (see minStabs)
+//	coalesce-eff     ideal-wakeups/s / timer-wakeups/s: 1 means every wakeup the slack could
+//	                 save was saved (only where timer-wakeups/s is reported)
+//
+// and SubMsSleep how long sleeps of at least 100 µs take against what was asked:
+//
+//	ratio-p50, ratio-p99  quantiles of actual / requested duration
 package wakeups
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -26,54 +43,86 @@ import (
 )
 
 // BenchmarkStaggeredTickers runs 1000 tickers of 10 ms started at random phases; each ticker's
-// goroutine records how long after the tick's due time it received it.
+// goroutine records when each tick was due and how long after that it received it.
 func BenchmarkStaggeredTickers(b *testing.B) {
 	const n, period = 1000, 10 * time.Millisecond
 	b.Run(fmt.Sprintf("tickers=%d/period=%s", n, period), func(b *testing.B) {
-		measure(b, n, func(quota *atomic.Int64, late *[]time.Duration) {
+		r := measure(b, n, func(quota *atomic.Int64, start time.Time, rec *record) {
 			time.Sleep(rand.N(period))
 			t := time.NewTicker(period)
 			defer t.Stop()
 			for quota.Add(-1) >= 0 {
 				due := <-t.C // a ticker sends the time the tick was due
-				*late = append(*late, time.Since(due))
+				rec.late = append(rec.late, time.Since(due))
+				rec.due = append(rec.due, due.Sub(start))
 			}
 		})
+		r.report(b)
+		r.reportCoalescing(b)
 	})
 }
+
+// ratioMin is the shortest sleep whose actual / requested ratio SubMsSleep reports: below it, the
+// ratio measures the cost of a wakeup more than the timer's precision.
+const ratioMin = 100 * time.Microsecond
 
 // BenchmarkSubMsSleep runs 50 goroutines that each sleep for random durations of 20 to 1000 µs
 // and record how much longer than asked each sleep took.
 func BenchmarkSubMsSleep(b *testing.B) {
 	const n = 50
 	b.Run(fmt.Sprintf("goroutines=%d", n), func(b *testing.B) {
-		measure(b, n, func(quota *atomic.Int64, late *[]time.Duration) {
+		r := measure(b, n, func(quota *atomic.Int64, _ time.Time, rec *record) {
 			for quota.Add(-1) >= 0 {
 				d := 20*time.Microsecond + rand.N(980*time.Microsecond)
 				start := time.Now()
 				time.Sleep(d)
-				*late = append(*late, time.Since(start)-d)
+				took := time.Since(start)
+				rec.late = append(rec.late, took-d)
+				if d >= ratioMin {
+					rec.ratio = append(rec.ratio, float64(took)/float64(d))
+				}
 			}
 		})
+		r.report(b)
+		r.reportRatios(b)
 	})
 }
 
+// record is what one worker goroutine recorded, one entry per wakeup (ratio: per long sleep).
+type record struct {
+	late  []time.Duration // how long after its due time the goroutine ran
+	due   []time.Duration // StaggeredTickers: when the tick was due, from the run's start
+	ratio []float64       // SubMsSleep: actual / requested duration of sleeps of at least ratioMin
+}
+
+// run is one measured run: the process's usage before and after, and every worker's records
+// concatenated.
+type run struct {
+	before, after sample
+	rec           record
+}
+
 // measure runs worker in n goroutines until they have shared b.N wakeups between them, taking
-// one from quota before each, and reports the wakeup metrics.
-func measure(b *testing.B, n int, worker func(quota *atomic.Int64, late *[]time.Duration)) {
+// one from quota before each; start is the instant the run began.
+func measure(b *testing.B, n int, worker func(quota *atomic.Int64, start time.Time, rec *record)) run {
 	var quota atomic.Int64
 	quota.Store(int64(b.N))
-	lates := make([][]time.Duration, n)
+	recs := make([]record, n)
 	var wg sync.WaitGroup
-	before := usage(b)
+	r := run{before: usage(b)}
 	b.ResetTimer()
-	for i := range lates {
-		wg.Go(func() { worker(&quota, &lates[i]) })
+	for i := range recs {
+		wg.Go(func() { worker(&quota, r.before.wall, &recs[i]) })
 	}
 	wg.Wait()
 	b.StopTimer()
-	after := usage(b)
-	report(b, before, after, slices.Concat(lates...))
+	r.after = usage(b)
+	for _, rec := range recs {
+		r.rec.late = append(r.rec.late, rec.late...)
+		r.rec.due = append(r.rec.due, rec.due...)
+		r.rec.ratio = append(r.rec.ratio, rec.ratio...)
+	}
+	return r
 }
 
 // sample is the process's resource usage at one instant.
@@ -93,11 +142,19 @@ func usage(b *testing.B) sample {
 	return sample{wall: time.Now(), cpu: cpu, vcsw: ru.Nvcsw, timers: timerstats.Read()}
 }
 
-func report(b *testing.B, before, after sample, late []time.Duration) {
-	secs := after.wall.Sub(before.wall).Seconds()
-	b.ReportMetric(float64(after.vcsw-before.vcsw)/secs, "vcsw/s")
-	b.ReportMetric(float64(after.cpu-before.cpu)/secs, "cpu-ns/s")
-	timerstats.Report(b, before.timers, after.timers, secs)
+// secs is the run's wall time in seconds.
+func (r run) secs() float64 {
+	return r.after.wall.Sub(r.before.wall).Seconds()
+}
+
+// report reports the figures every workload has: usage, timer metrics and lateness quantiles. It
+// sorts r.rec.late.
+func (r run) report(b *testing.B) {
+	secs := r.secs()
+	b.ReportMetric(float64(r.after.vcsw-r.before.vcsw)/secs, "vcsw/s")
+	b.ReportMetric(float64(r.after.cpu-r.before.cpu)/secs, "cpu-ns/s")
+	timerstats.Report(b, r.before.timers, r.after.timers, secs)
+	late := r.rec.late
 	slices.Sort(late)
 	for _, q := range []struct {
 		name string
@@ -107,10 +164,58 @@ func report(b *testing.B, before, after sample, late []time.Duration) {
 	}
 }
 
+// reportCoalescing reports ideal-wakeups/s, from the recorded due times with the run's median
+// slack as every tick's, and coalesce-eff where the toolchain counts timer wakeups.
+func (r run) reportCoalescing(b *testing.B) {
+	slack := timerstats.Slack(r.before.timers, r.after.timers)
+	windows := make([]window, len(r.rec.due))
+	for i, due := range r.rec.due {
+		windows[i] = window{due, due + slack}
+	}
+	ideal := float64(minStabs(windows)) / r.secs()
+	b.ReportMetric(ideal, "ideal-wakeups/s")
+	if wakeups, ok := timerstats.WakeupRate(r.before.timers, r.after.timers, r.secs()); ok && wakeups > 0 {
+		b.ReportMetric(ideal/wakeups, "coalesce-eff")
+	}
+}
+
+// reportRatios reports the median and p99 of actual / requested duration of the long sleeps,
+// if there were any. It sorts r.rec.ratio.
+func (r run) reportRatios(b *testing.B) {
+	ratio := r.rec.ratio
+	if len(ratio) == 0 {
+		return
+	}
+	slices.Sort(ratio)
+	b.ReportMetric(quantile(ratio, 0.50), "ratio-p50")
+	b.ReportMetric(quantile(ratio, 0.99), "ratio-p99")
+}
+
+// window is the closed interval [lo, hi] in which one timer may fire: [due, due + slack].
+type window struct{ lo, hi time.Duration }
+
+// minStabs returns the fewest instants such that every window holds at least one: the fewest
+// wakeups that serve every timer within its slack. Greedy over the windows sorted by right end:
+// the first window no instant holds yet gets an instant at its right end, which also serves every
+// later window starting by then. windows is sorted in place.
+func minStabs(windows []window) int {
+	slices.SortFunc(windows, func(a, b window) int { return cmp.Compare(a.hi, b.hi) })
+	n := 0
+	var last time.Duration
+	for _, w := range windows {
+		if n == 0 || w.lo > last {
+			n++
+			last = w.hi
+		}
+	}
+	return n
+}
+
 // quantile returns the q-quantile of sorted, by the nearest-rank method.
-func quantile(sorted []time.Duration, q float64) time.Duration {
+func quantile[T any](sorted []T, q float64) T {
 	if len(sorted) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	return sorted[int(q*float64(len(sorted)-1))]
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,6 +63,8 @@ func benchCmd(ctx context.Context, args []string) error {
 	quick := fs.Bool("quick", false, "the small CI matrix (short runs, small N, no net or third-party sets)")
 	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf)")
 	setList := fs.String("sets", "", "comma-separated benchmark sets (default: all of the mode)")
+	sweepList := fs.String("sweep-sets", "", "comma-separated sets the alias variants (series @TARGET) run on, "+
+		"or all (default: the sets marked as sensitive to timer slack: wakeups)")
 	out := fs.String("out", "", "results directory (default: $TIMERLAB_BUILD/results, or results-quick)")
 	rounds := fs.Int("rounds", 0, "rounds per cell (default: 6, quick 3)")
 	count := fs.Int("count", 1, "-test.count of each round")
@@ -70,7 +74,7 @@ func benchCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := newBench(l, *quick, *variantList, *setList)
+	b, err := newBench(l, *quick, *variantList, *setList, *sweepList)
 	if err != nil {
 		return err
 	}
@@ -89,14 +93,25 @@ type bench struct {
 	quick      bool
 	toolchains []*toolchain.Toolchain
 	sets       []suite.Set
+	only       map[string][]string // alias variant -> the sets it runs (matrix.Spec.Only)
 }
 
-func newBench(l lab.Layout, quick bool, variantList, setList string) (*bench, error) {
+func newBench(l lab.Layout, quick bool, variantList, setList, sweepList string) (*bench, error) {
 	vs, err := variantsFlag(l, variantList)
 	if err != nil {
 		return nil, err
 	}
 	b := &bench{layout: l, quick: quick}
+	if b.sets, err = selectSets(suite.Sets(quick), splitList(setList)); err != nil {
+		return nil, err
+	}
+	sweep, err := sweepSets(suite.Sets(quick), sweepList)
+	if err != nil {
+		return nil, err
+	}
+	if vs, b.only = planAliases(vs, b.sets, sweep, os.Stderr); len(vs) == 0 {
+		return nil, errors.New("no variant left to run")
+	}
 	var missing []error
 	for _, v := range vs {
 		tc, err := toolchain.Open(l, v)
@@ -106,8 +121,56 @@ func newBench(l lab.Layout, quick bool, variantList, setList string) (*bench, er
 	if err := errors.Join(missing...); err != nil {
 		return nil, err
 	}
-	b.sets, err = selectSets(suite.Sets(quick), splitList(setList))
-	return b, err
+	return b, nil
+}
+
+// sweepSets returns the sets alias variants run on, from the --sweep-sets flag: the sets marked
+// Sweep when list is empty, every set of the mode for "all", else the sets list names.
+func sweepSets(all []suite.Set, list string) ([]string, error) {
+	switch list {
+	case "":
+		return suite.SweepSets(all), nil
+	case "all":
+		return setNames(all), nil
+	}
+	names := splitList(list)
+	for _, n := range names {
+		if _, ok := suite.Find(all, n); !ok {
+			return nil, fmt.Errorf("--sweep-sets: unknown benchmark set %q (known: %s)", n, strings.Join(setNames(all), " "))
+		}
+	}
+	return names, nil
+}
+
+// planAliases restricts every alias among vs to the selected sets that sweep names. It returns the
+// variants that have a set left to run, and the restriction of each alias as matrix.Spec.Only
+// wants it (nil when vs has no alias); an alias left with no set is dropped, with a line on log.
+func planAliases(vs []lab.Variant, sets []suite.Set, sweep []string, log io.Writer) ([]lab.Variant, map[string][]string) {
+	var runs []string // the selected sets an alias runs
+	for _, s := range sets {
+		if slices.Contains(sweep, s.Name) {
+			runs = append(runs, s.Name)
+		}
+	}
+	var kept []lab.Variant
+	only := map[string][]string{}
+	for _, v := range vs {
+		if !v.IsAlias() {
+			kept = append(kept, v)
+			continue
+		}
+		if len(runs) == 0 {
+			fmt.Fprintf(log, "timerlab: %s (an alias of %s) runs only on the sets %s, none of them selected: left out "+
+				"(--sweep-sets all runs it on every set)\n", v.Name, v.Toolchain, strings.Join(sweep, ","))
+			continue
+		}
+		kept = append(kept, v)
+		only[v.Name] = runs
+	}
+	if len(only) == 0 {
+		return kept, nil
+	}
+	return kept, only
 }
 
 // selectSets returns the sets named (all for none), checked to be runnable.
@@ -138,7 +201,7 @@ func setNames(sets []suite.Set) []string {
 }
 
 func (b *bench) spec(rounds, count int) matrix.Spec {
-	s := matrix.Spec{Quick: b.quick, Rounds: rounds, Count: count}
+	s := matrix.Spec{Quick: b.quick, Rounds: rounds, Count: count, Only: b.only}
 	for _, tc := range b.toolchains {
 		s.Variants = append(s.Variants, tc.Variant.Name)
 	}
@@ -280,8 +343,7 @@ func configsCmd(_ context.Context, args []string) error {
 	}
 	var infos []toolchain.Info
 	for _, v := range vs {
-		infos = append(infos, toolchain.Info{Variant: v.Name, GOROOT: l.ToolchainDir(v.Name),
-			GOEXPERIMENT: v.Goexp, GODEBUG: v.Godebug})
+		infos = append(infos, toolchain.Planned(l, v))
 	}
 	paths, err := configs.Write(*out, infos, *profile)
 	for _, p := range paths {

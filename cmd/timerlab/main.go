@@ -3,10 +3,11 @@
 //
 // Usage:
 //
-//	timerlab bench [--quick] [--variants heap,upstream] [--sets a,b] [--out DIR]
+//	timerlab bench [--quick] [--variants heap,upstream] [--sets a,b] [--sweep-sets a|all] [--out DIR]
 //	timerlab report [--results DIR] [--docs DIR]
 //	timerlab configs [--variants ...] [--out DIR]
 //	timerlab verify [--docs DIR] RESULTS_DIR
+//	timerlab instr [--variants heap,upstream] [--pkg time] [--bench a,b] [--rounds 6] [--n N] [--out DIR]
 package main
 
 import (
@@ -23,6 +24,7 @@ commands:
   report   render docs/results.md and docs/results/*.svg from a results directory
   configs  write bent and sweet configuration files for the toolchains
   verify   check a results directory (and a rendered report) parse
+  instr    compare instructions per op of a std package's benchmarks under cachegrind
 Run timerlab <command> -h for its flags.
 `
 
@@ -35,6 +37,7 @@ func main() {
 	defer stop()
 	commands := map[string]func(context.Context, []string) error{
 		"bench": benchCmd, "report": reportCmd, "configs": configsCmd, "verify": verifyCmd,
+		"instr": instrCmd,
 	}
 	cmd, ok := commands[os.Args[1]]
 	if !ok {

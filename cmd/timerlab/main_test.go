@@ -4,8 +4,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"timerlab/internal/lab"
+	"timerlab/internal/matrix"
+	"timerlab/internal/suite"
+	"timerlab/internal/toolchain"
 )
 
 // fakeBuild returns a build directory whose toolchains for variants are symlinks to the GOROOT
@@ -89,5 +96,56 @@ func TestBenchUnknownSet(t *testing.T) {
 	err := benchCmd(t.Context(), []string{"--quick", "--sets", "nosuch", "--out", filepath.Join(build, "r")})
 	if err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("unknown set: %v", err)
+	}
+}
+
+// TestAliasesRunOnSweepSetsOnly checks the rule that keeps the slack sweep cheap: alias variants
+// run on the sets marked Sweep (wakeups) unless --sweep-sets says otherwise, and an alias with no
+// such set selected is left out; variants with a toolchain of their own run every set.
+func TestAliasesRunOnSweepSetsOnly(t *testing.T) {
+	vs := []lab.Variant{{Name: "heap", Toolchain: "heap"}, {Name: "slack", Toolchain: "slack"},
+		{Name: "slack-1ms", Toolchain: "slack"}}
+	full := suite.Sets(false)
+	spec := func(sets []suite.Set, sweepList string) (matrix.Spec, string) {
+		t.Helper()
+		sweep, err := sweepSets(full, sweepList)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log strings.Builder
+		kept, only := planAliases(vs, sets, sweep, &log)
+		b := &bench{sets: sets, only: only}
+		for _, v := range kept {
+			b.toolchains = append(b.toolchains, &toolchain.Toolchain{Variant: v})
+		}
+		return b.spec(6, 1), log.String()
+	}
+	s, _ := spec(full, "")
+	if !reflect.DeepEqual(s.Only, map[string][]string{"slack-1ms": {"wakeups"}}) {
+		t.Errorf("default Only = %v, want slack-1ms on wakeups alone", s.Only)
+	}
+	perSet := map[string]int{}
+	for _, c := range s.Cells() {
+		if c.Kind == matrix.Run && c.Variant == "slack-1ms" {
+			perSet[c.Set]++
+		}
+	}
+	if !reflect.DeepEqual(perSet, map[string]int{"wakeups": 6}) {
+		t.Errorf("slack-1ms run cells per set %v, want 6 rounds of wakeups", perSet)
+	}
+	timers, _ := suite.Find(full, "timers")
+	s, log := spec([]suite.Set{timers}, "")
+	if !slices.Equal(s.Variants, []string{"heap", "slack"}) || s.Only != nil ||
+		!strings.Contains(log, "slack-1ms (an alias of slack) runs only on the sets wakeups, none of them selected") {
+		t.Errorf("timers alone: variants %v, Only %v, log %q; want slack-1ms left out, said so", s.Variants, s.Only, log)
+	}
+	if s, _ := spec(full, "all"); !slices.Equal(s.Only["slack-1ms"], s.Sets) || len(s.Variants) != 3 {
+		t.Errorf("--sweep-sets all: variants %v, Only %v; want every variant on every set", s.Variants, s.Only)
+	}
+	if s, _ := spec(full, "timers,wakeups"); !reflect.DeepEqual(s.Only["slack-1ms"], []string{"timers", "wakeups"}) {
+		t.Errorf("--sweep-sets timers,wakeups: Only %v", s.Only)
+	}
+	if _, err := sweepSets(full, "nosuch"); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("--sweep-sets nosuch: %v", err)
 	}
 }

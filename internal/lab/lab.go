@@ -97,38 +97,100 @@ func (l Layout) SeriesHash() (string, error) {
 }
 
 // Variant is one line of variants.conf.
+//
+// A row whose series is "@TARGET" is an alias: it has no build of its own and runs with the
+// toolchain of TARGET, a row with a toolchain of its own, under its own GODEBUG. This is how one
+// toolchain is measured at several settings of a run-time knob in one interleaved run.
 type Variant struct {
 	Name    string
-	Series  string // "all" or "none"
-	Goexp   string // GOEXPERIMENT default baked into the toolchain; "" for none
-	Godebug string // GODEBUG the variant documents for its binaries; "" for none
+	Series  string // "all", "none", or "@TARGET" for an alias
+	Goexp   string // GOEXPERIMENT default baked into the toolchain; "" for none (an alias: its target's)
+	Godebug string // GODEBUG the variant documents for its binaries; "" for none (an alias: its own)
 	Text    string
+	// Toolchain is the variant whose built toolchain this one runs with: Name itself, or an
+	// alias's target. ReadVariants always sets it.
+	Toolchain string
 }
 
+// IsAlias reports whether v runs with another variant's toolchain.
+func (v Variant) IsAlias() bool {
+	return v.Toolchain != v.Name
+}
+
+// aliasPrefix marks the series column of an alias row: "@slack" runs with slack's toolchain.
+const aliasPrefix = "@"
+
 // ReadVariants parses the variant list: one variant per line, '#' starts a comment line, fields
-// name series goexp godebug text, '-' meaning none. The order of the file is kept.
+// name series goexp godebug text, '-' meaning none. The order of the file is kept. Every alias
+// names a row of the file with a toolchain of its own, and leaves goexp to it ("-").
 func ReadVariants(path string) ([]Variant, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var vs []Variant
+	lines := map[string]int{} // variant -> line number, for errors
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		f := strings.Fields(line)
-		if len(f) < 4 {
-			return nil, fmt.Errorf("%s:%d: want name series goexp godebug text, got %q", path, n, line)
+		v, err := parseVariant(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
-		vs = append(vs, Variant{
-			Name: f[0], Series: f[1], Goexp: dash(f[2]), Godebug: dash(f[3]),
-			Text: strings.Join(f[4:], " "),
-		})
+		if first, dup := lines[v.Name]; dup {
+			return nil, fmt.Errorf("%s:%d: %s is listed twice (first at line %d)", path, n, v.Name, first)
+		}
+		vs = append(vs, v)
+		lines[v.Name] = n
+	}
+	for i, v := range vs {
+		if err := resolveAlias(vs, &vs[i]); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, lines[v.Name], err)
+		}
 	}
 	return vs, nil
+}
+
+// parseVariant parses one row; an alias's Toolchain is its target, not yet checked.
+func parseVariant(line string) (Variant, error) {
+	f := strings.Fields(line)
+	if len(f) < 4 {
+		return Variant{}, fmt.Errorf("want name series goexp godebug text, got %q", line)
+	}
+	v := Variant{Name: f[0], Series: f[1], Goexp: dash(f[2]), Godebug: dash(f[3]),
+		Text: strings.Join(f[4:], " "), Toolchain: f[0]}
+	switch target, alias := strings.CutPrefix(v.Series, aliasPrefix); {
+	case alias && target == v.Name:
+		return v, fmt.Errorf("%s: an alias of itself", v.Name)
+	case alias && v.Goexp != "":
+		return v, fmt.Errorf("%s: an alias runs its target's toolchain, so its goexp must be -, not %s", v.Name, v.Goexp)
+	case alias:
+		v.Toolchain = target
+	case v.Series != "all" && v.Series != "none":
+		return v, fmt.Errorf("%s: series %q: want all, none or @VARIANT", v.Name, v.Series)
+	}
+	return v, nil
+}
+
+// resolveAlias checks that the alias v (if it is one) names a variant of vs with a toolchain of its
+// own, and gives v that variant's GOEXPERIMENT, which its toolchain has baked in.
+func resolveAlias(vs []Variant, v *Variant) error {
+	if !v.IsAlias() {
+		return nil
+	}
+	i := indexOf(vs, v.Toolchain)
+	switch {
+	case i < 0:
+		return fmt.Errorf("%s: alias of unknown variant %q (known: %s)", v.Name, v.Toolchain, strings.Join(Names(vs), " "))
+	case vs[i].IsAlias():
+		return fmt.Errorf("%s: alias of %s, which is itself an alias (of %s): name a variant with a toolchain of its own",
+			v.Name, v.Toolchain, vs[i].Toolchain)
+	}
+	v.Goexp = vs[i].Goexp
+	return nil
 }
 
 // Select returns the variants named in names, in the order of names; empty names selects all.

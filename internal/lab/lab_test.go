@@ -21,7 +21,8 @@ slack      all     timerslack  timerslack=50us  coalescing with slack
 	if got := strings.Join(Names(vs), " "); got != "upstream heap slack" {
 		t.Errorf("names %q", got)
 	}
-	want := Variant{Name: "slack", Series: "all", Goexp: "timerslack", Godebug: "timerslack=50us", Text: "coalescing with slack"}
+	want := Variant{Name: "slack", Series: "all", Goexp: "timerslack", Godebug: "timerslack=50us",
+		Text: "coalescing with slack", Toolchain: "slack"}
 	if vs[2] != want {
 		t.Errorf("slack = %+v, want %+v", vs[2], want)
 	}
@@ -33,6 +34,52 @@ slack      all     timerslack  timerslack=50us  coalescing with slack
 	}
 	if got := BaselineFirst(Names(vs)); strings.Join(got, " ") != "heap upstream slack" {
 		t.Errorf("BaselineFirst = %v", got)
+	}
+}
+
+// TestReadVariantsAlias checks an alias row runs its target's toolchain, with the target's
+// GOEXPERIMENT and its own GODEBUG, whether it comes before or after the target.
+func TestReadVariantsAlias(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "variants.conf")
+	os.WriteFile(path, []byte(`heap all - - the baseline
+slack-1ms @slack - timerslack=1ms slack at 1ms
+slack all timerslack - default policy
+slack-12.5pct @slack - timerslack=12.5% slack at 12.5%
+`), 0o644)
+	vs, err := ReadVariants(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Variant{Name: "slack-1ms", Series: "@slack", Goexp: "timerslack", Godebug: "timerslack=1ms",
+		Text: "slack at 1ms", Toolchain: "slack"}
+	if vs[1] != want {
+		t.Errorf("slack-1ms = %+v, want %+v", vs[1], want)
+	}
+	if vs[3].Toolchain != "slack" || vs[3].Godebug != "timerslack=12.5%" {
+		t.Errorf("slack-12.5pct = %+v", vs[3])
+	}
+	for i, alias := range []bool{false, true, false, true} {
+		if vs[i].IsAlias() != alias {
+			t.Errorf("%s: IsAlias = %v, want %v", vs[i].Name, vs[i].IsAlias(), alias)
+		}
+	}
+}
+
+func TestReadVariantsRejectsBadRows(t *testing.T) {
+	for _, tc := range []struct{ conf, want string }{
+		{"heap all - - base\nslack-0 @slack - timerslack=0 x\n", ":2: slack-0: alias of unknown variant \"slack\" (known: heap slack-0)"},
+		{"slack all timerslack - s\na @slack - timerslack=0 x\nb @a - timerslack=1ms y\n",
+			":3: b: alias of a, which is itself an alias (of slack)"},
+		{"x @x - - self\n", ":1: x: an alias of itself"},
+		{"slack all timerslack - s\na @slack timerwheel - x\n", ":2: a: an alias runs its target's toolchain, so its goexp must be -"},
+		{"heap some - - x\n", `:1: heap: series "some": want all, none or @VARIANT`},
+		{"heap all - - x\nheap all - - y\n", ":2: heap is listed twice (first at line 1)"},
+	} {
+		path := filepath.Join(t.TempDir(), "variants.conf")
+		os.WriteFile(path, []byte(tc.conf), 0o644)
+		if _, err := ReadVariants(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.conf, err, tc.want)
+		}
 	}
 }
 

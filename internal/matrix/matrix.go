@@ -9,6 +9,7 @@ package matrix
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 )
 
 // Kind is what a cell does.
@@ -67,28 +68,38 @@ type Spec struct {
 	Sets     []string `json:"sets"`
 	Rounds   int      `json:"rounds"`
 	Count    int      `json:"count"` // -test.count per run cell
+	// Only restricts variants to some of Sets: variant -> the sets it runs, in any order. A
+	// variant it does not name runs every set. nil when every variant runs every set.
+	Only map[string][]string `json:"only,omitempty"`
+}
+
+// Runs reports whether the matrix runs set with variant.
+func (s Spec) Runs(variant, set string) bool {
+	only, ok := s.Only[variant]
+	return !ok || slices.Contains(only, set)
 }
 
 // Cells lists the matrix in execution order: all builds first, then the rounds, each round
 // running every set with every variant in turn (so that drift of the machine during the run hits
-// all variants alike), then one profiling run per variant and set.
+// all variants alike), then one profiling run per variant and set. Pairs of a variant and a set
+// that Only excludes have no cells.
 func (s Spec) Cells() []Cell {
 	var cells []Cell
 	for _, v := range s.Variants {
 		for _, set := range s.Sets {
-			cells = append(cells, Cell{Kind: Build, Variant: v, Set: set})
+			cells = s.add(cells, Cell{Kind: Build, Variant: v, Set: set})
 		}
 	}
 	for r := 1; r <= s.Rounds; r++ {
 		for _, set := range s.Sets {
 			for _, v := range s.Variants {
-				cells = append(cells, Cell{Kind: Run, Variant: v, Set: set, Round: r})
+				cells = s.add(cells, Cell{Kind: Run, Variant: v, Set: set, Round: r})
 			}
 		}
 	}
 	for _, set := range s.Sets {
 		for _, v := range s.Variants {
-			cells = append(cells, Cell{Kind: Profile, Variant: v, Set: set})
+			cells = s.add(cells, Cell{Kind: Profile, Variant: v, Set: set})
 		}
 	}
 	return cells
@@ -99,8 +110,16 @@ func (s Spec) RunCells(v string) []Cell {
 	var cells []Cell
 	for _, set := range s.Sets {
 		for r := 1; r <= s.Rounds; r++ {
-			cells = append(cells, Cell{Kind: Run, Variant: v, Set: set, Round: r})
+			cells = s.add(cells, Cell{Kind: Run, Variant: v, Set: set, Round: r})
 		}
 	}
 	return cells
+}
+
+// add appends c to cells if the matrix runs its variant and set.
+func (s Spec) add(cells []Cell, c Cell) []Cell {
+	if !s.Runs(c.Variant, c.Set) {
+		return cells
+	}
+	return append(cells, c)
 }

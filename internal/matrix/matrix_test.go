@@ -45,6 +45,33 @@ func TestCellsInterleaveVariants(t *testing.T) {
 	}
 }
 
+// TestOnlyRestrictsVariant checks a variant that Only names gets cells for its sets alone, of every
+// kind, while the others keep every set.
+func TestOnlyRestrictsVariant(t *testing.T) {
+	spec := testSpec()
+	spec.Variants = append(spec.Variants, "slack-1ms")
+	spec.Only = map[string][]string{"slack-1ms": {"b"}}
+	var got []string
+	for _, c := range spec.Cells() {
+		if c.Variant == "slack-1ms" {
+			got = append(got, c.String())
+		}
+	}
+	want := []string{"build slack-1ms b", "run slack-1ms b round 1", "run slack-1ms b round 2", "profile slack-1ms b"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("slack-1ms cells:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n, all := len(spec.Cells()), len(testSpec().Cells()); n != all+len(want) {
+		t.Errorf("%d cells, want the %d of heap and upstream plus slack-1ms's %d", n, all, len(want))
+	}
+	if len(spec.RunCells("slack-1ms")) != 2 || len(spec.RunCells("heap")) != 4 {
+		t.Errorf("RunCells: slack-1ms %v, heap %v", spec.RunCells("slack-1ms"), spec.RunCells("heap"))
+	}
+	if spec.Runs("slack-1ms", "a") || !spec.Runs("heap", "a") {
+		t.Error("Runs disagrees with Only")
+	}
+}
+
 func TestResumeKeepsDoneCellsAndRedoesPartialOnes(t *testing.T) {
 	dir := t.TempDir()
 	cells := testSpec().Cells()
@@ -114,6 +141,11 @@ func TestClaimRefusesAnotherMatrix(t *testing.T) {
 	}
 	if got, err := ReadSpec(dir); err != nil || got.Rounds != spec.Rounds-1 {
 		t.Errorf("ReadSpec = %+v, %v", got, err)
+	}
+	spec.Rounds--
+	spec.Only = map[string][]string{"upstream": {"a"}}
+	if err := Claim(dir, spec); err == nil {
+		t.Error("claiming the matrix with other sets for a variant succeeded")
 	}
 }
 

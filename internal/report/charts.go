@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,9 +18,14 @@ const (
 	wakeupsPkg = "timerlab/bench/wakeups"
 )
 
-// wakeupWorkloads are the benchmarks of bench/wakeups, each reporting lateness quantiles,
-// voluntary context switches and CPU per second.
-var wakeupWorkloads = []string{"StaggeredTickers", "SubMsSleep"}
+// The benchmarks of bench/wakeups, each reporting lateness quantiles, voluntary context switches,
+// CPU per second and the timer slack granted.
+const (
+	tickersWorkload = "StaggeredTickers"
+	sleepsWorkload  = "SubMsSleep"
+)
+
+var wakeupWorkloads = []string{tickersWorkload, sleepsWorkload}
 
 // latenessQuantiles maps the lateness metrics of bench/wakeups (tidied to seconds) to quantiles.
 var latenessQuantiles = []struct {
@@ -30,14 +36,29 @@ var latenessQuantiles = []struct {
 	{"late-p999-sec", 0.999}, {"late-max-sec", 1},
 }
 
+// slackCharts are the figures of the wakeup workloads charted against the timer slack each
+// variant granted. A workload that does not report a figure gets no chart of it.
+var slackCharts = []struct {
+	unit, label, file string
+	scale             float64 // the chart's value is the metric's median × scale
+}{
+	{"timer-wakeups/s", "timer wakeups/s", "timer-wakeups", 1},
+	{"vcsw/s", "voluntary context switches/s", "vcsw", 1},
+	{"cpu-sec/s", "CPU seconds per second", "cpu", 1},
+	{"late-p50-sec", "p50 lateness (µs)", "late-p50", 1e6},
+	{"late-p99-sec", "p99 lateness (µs)", "late-p99", 1e6},
+	{"coalesce-eff", "coalescing efficiency (ideal / timer wakeups)", "coalesce-eff", 1},
+}
+
 func (r *Report) charts() []savedChart {
 	charts := []savedChart{r.costVsN()}
 	for _, w := range wakeupWorkloads {
 		charts = append(charts, r.latenessCDF(w))
 	}
 	for _, w := range wakeupWorkloads {
-		charts = append(charts, r.vsSlack(w, "vcsw/s", "voluntary context switches/s", "wakeups"),
-			r.vsSlack(w, "late-p99-sec", "p99 lateness (µs)", "late-p99"))
+		for _, c := range slackCharts {
+			charts = append(charts, r.vsSlack(w, c.unit, c.label, c.file, c.scale))
+		}
 	}
 	return charts
 }
@@ -81,23 +102,27 @@ func (r *Report) latenessCDF(workload string) savedChart {
 		Note: "Quantiles p10, p25, p50, p90, p99, p99.9 and max of each variant (medians over the runs); lateness below 10 ns is drawn at 10 ns."}
 }
 
-// vsSlack charts one metric of workload against each variant's timer slack.
-func (r *Report) vsSlack(workload, unit, label, file string) savedChart {
-	c := plots.Chart{Title: workload + ": " + label + " vs timer slack", X: "timer slack (µs)", Y: label}
+// vsSlack charts one metric of workload, scaled by scale, against the median slack each variant
+// granted in that workload.
+func (r *Report) vsSlack(workload, unit, label, file string, scale float64) savedChart {
+	c := plots.Chart{Title: workload + ": " + label + " vs timer slack", X: "median timer slack granted (µs)", Y: label}
 	for _, v := range r.Variants {
 		val, ok := r.center(workload, unit, v)
 		if !ok {
 			continue
 		}
-		if strings.HasSuffix(unit, "-sec") {
-			val *= 1e6
-		}
-		tc, _ := r.Env.Toolchain(v)
 		c.Series = append(c.Series, plots.Series{Name: v,
-			Points: plotter.XYs{{X: float64(slackOf(tc.GODEBUG)) / 1e3, Y: val}}})
+			Points: plotter.XYs{{X: r.slack(workload, v).Seconds() * 1e6, Y: val * scale}}})
 	}
 	return savedChart{File: strings.ToLower(workload) + "-" + file + "-vs-slack.svg", Chart: c,
-		Note: "Slack is read from each variant's GODEBUG (a setting whose name contains \"slack\"); variants without one are at 0."}
+		Note: "Slack is the median of the slack the runtime granted the workload's timers (`slack-ns`, from " +
+			"/sched/timers/slack:seconds), medians over the runs; variants without slack or without the metric are at 0."}
+}
+
+// slack returns the median slack variant granted in workload: its slack-ns figure, 0 if absent.
+func (r *Report) slack(workload, variant string) time.Duration {
+	secs, _ := r.center(workload, "slack-sec", variant)
+	return time.Duration(math.Round(secs * 1e9))
 }
 
 // center returns the median of workload's metric unit with variant.
@@ -132,18 +157,4 @@ func sizeOf(digits, suffix string) float64 {
 		n *= 1e6
 	}
 	return n
-}
-
-// slackOf returns the timer slack a GODEBUG value sets: the duration of the first setting whose
-// name contains "slack", such as timerslack=50us; 0 if none.
-func slackOf(godebug string) time.Duration {
-	for _, kv := range strings.Split(godebug, ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.Contains(k, "slack") {
-			if d, err := time.ParseDuration(v); err == nil {
-				return d
-			}
-		}
-	}
-	return 0
 }

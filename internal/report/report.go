@@ -58,14 +58,15 @@ func Load(dir string) (*Report, error) {
 }
 
 // warnMissing adds a warning for every benchmark a set expects that has no result for some
-// variant: absent from that toolchain's package, or filtered out by the set's pattern.
+// variant that ran the set: absent from that toolchain's package, or filtered out by the set's
+// pattern.
 func (r *Report) warnMissing() {
 	sets := suite.Sets(r.Spec.Quick)
 	for _, name := range r.Spec.Sets {
 		set, _ := suite.Find(sets, name)
 		for _, bench := range set.Expect {
 			var without []string
-			for _, v := range r.Variants {
+			for _, v := range r.ran(name) {
 				if !r.hasResult(set.Pkg, bench, v) {
 					without = append(without, v)
 				}
@@ -76,6 +77,17 @@ func (r *Report) warnMissing() {
 			}
 		}
 	}
+}
+
+// ran returns the variants the matrix ran set with, baseline first.
+func (r *Report) ran(set string) []string {
+	var out []string
+	for _, v := range r.Variants {
+		if r.Spec.Runs(v, set) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // hasResult reports whether the benchmark (a top-level name) of pkg has a result with variant.
@@ -147,6 +159,7 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 	b.WriteString("# timerlab results\n\n")
 	r.writeEnv(b)
 	r.writeSets(b)
+	r.writeSlackTargets(b)
 	writeCharts(b, charts)
 	r.writeProfiles(b)
 	r.writeTables(b)
@@ -198,17 +211,22 @@ func (r *Report) writeProfiles(b *bytes.Buffer) {
 	b.WriteString("One extra `-count=1` run per variant and set with `-cpuprofile` (profiles/VARIANT/SET.pb.gz). " +
 		"Each sample counts once, for the first of these met walking from the leaf through runtime frames only: " +
 		"clock: runtime.nanotime*, runtime.walltime*; timer: a function in runtime/time*.go; " +
-		"netpoll: runtime.netpoll* and epoll waits.\n\n")
+		"netpoll: runtime.netpoll* and epoll waits. `·`: the variant does not run the set (an alias runs only the " +
+		"sets sensitive to timer slack).\n\n")
 	head := []string{"set"}
 	for _, v := range r.Variants {
 		head = append(head, v+" timer", v+" clock", v+" netpoll")
 	}
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n|" + strings.Repeat(" --- |", len(head)) + "\n")
-	complete := map[string][]profiles.Analysis{} // sets profiled with every variant
+	complete := map[string][]profiles.Analysis{} // sets profiled with every variant that ran them
 	for _, set := range r.Spec.Sets {
 		row := []string{set}
 		var analyses []profiles.Analysis
 		for _, v := range r.Variants {
+			if !r.Spec.Runs(v, set) {
+				row = append(row, "·", "·", "·")
+				continue
+			}
 			a, err := r.analyze(v, set)
 			if err != nil {
 				r.Warnings = append(r.Warnings, err.Error())
@@ -218,7 +236,7 @@ func (r *Report) writeProfiles(b *bytes.Buffer) {
 			analyses = append(analyses, a)
 			row = append(row, pct(a.Timer), pct(a.Clock), pct(a.Netpoll))
 		}
-		if len(analyses) == len(r.Variants) {
+		if len(analyses) == len(r.ran(set)) {
 			complete[set] = analyses
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
@@ -226,7 +244,7 @@ func (r *Report) writeProfiles(b *bytes.Buffer) {
 	b.WriteString("\n### Functions whose flat CPU share differs most from " + r.Variants[0] + "\n\n")
 	for _, set := range r.Spec.Sets {
 		if analyses, ok := complete[set]; ok {
-			r.writeDiffs(b, set, profiles.TopDiffs(analyses, 8))
+			writeDiffs(b, set, r.ran(set), profiles.TopDiffs(analyses, 8))
 		}
 	}
 }
@@ -240,9 +258,10 @@ func (r *Report) analyze(variant, set string) (profiles.Analysis, error) {
 	return profiles.Analyze(p), nil
 }
 
-func (r *Report) writeDiffs(b *bytes.Buffer, set string, diffs []profiles.Diff) {
-	fmt.Fprintf(b, "`%s`:\n\n| function | %s |\n|%s\n", set, strings.Join(r.Variants, " | "),
-		strings.Repeat(" --- |", len(r.Variants)+1))
+// writeDiffs writes the diffs of set's profiles, those of variants in order.
+func writeDiffs(b *bytes.Buffer, set string, variants []string, diffs []profiles.Diff) {
+	fmt.Fprintf(b, "`%s`:\n\n| function | %s |\n|%s\n", set, strings.Join(variants, " | "),
+		strings.Repeat(" --- |", len(variants)+1))
 	for _, d := range diffs {
 		row := []string{"`" + d.Function + "`"}
 		for _, s := range d.Shares {

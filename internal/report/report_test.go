@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -86,4 +87,62 @@ func TestReportWarnsAboutMissingBenchmark(t *testing.T) {
 	if len(r.Warnings) != 1 || r.Warnings[0] != want {
 		t.Errorf("warnings %q, want [%q]", r.Warnings, want)
 	}
+}
+
+// TestReportOfVariantOnSomeSets renders the recorded results as if upstream, like an alias, had run
+// the wakeups set alone: its other sets are marked as not run, with no warning about their missing
+// results or profiles.
+func TestReportOfVariantOnSomeSets(t *testing.T) {
+	dir := t.TempDir()
+	if err := exec.Command("cp", "-R", "testdata/results/.", dir).Run(); err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := os.ReadFile(filepath.Join(dir, "matrix.json"))
+	spec = []byte(strings.Replace(string(spec), `"quick": true,`, `"quick": true, "only": {"upstream": ["wakeups"]},`, 1))
+	os.WriteFile(filepath.Join(dir, "matrix.json"), spec, 0o644)
+	keepWakeupsRuns(t, filepath.Join(dir, "raw", "upstream.txt"))
+	profs, _ := filepath.Glob(filepath.Join(dir, "profiles", "upstream", "*.pb.gz"))
+	for _, p := range profs {
+		if filepath.Base(p) != "wakeups.pb.gz" {
+			os.Remove(p)
+		}
+	}
+	r, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := t.TempDir()
+	if err := r.Write(docs); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) > 0 {
+		t.Errorf("warnings about sets upstream did not run: %q", r.Warnings)
+	}
+	md, _ := os.ReadFile(filepath.Join(docs, "results.md"))
+	if !regexp.MustCompile(`\| timers \| [0-9.]+% \| [0-9.]+% \| [0-9.]+% \| · \| · \| · \|`).Match(md) {
+		t.Errorf("profile share row of timers does not mark upstream as not run:\n%s", md)
+	}
+	if !regexp.MustCompile(`\| wakeups \| [0-9.]+% \| [0-9.]+% \| [0-9.]+% \| [0-9.]+% \|`).Match(md) {
+		t.Errorf("profile share row of wakeups lacks upstream:\n%s", md)
+	}
+}
+
+// keepWakeupsRuns drops from a raw file the runs of every set but wakeups.
+func keepWakeupsRuns(t *testing.T, raw string) {
+	t.Helper()
+	data, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	keep := true
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "# run ") {
+			keep = strings.Contains(line, " wakeups ")
+		}
+		if keep {
+			kept = append(kept, line)
+		}
+	}
+	os.WriteFile(raw, []byte(strings.Join(kept, "\n")), 0o644)
 }

@@ -34,6 +34,10 @@ type Set struct {
 	Expect    []string
 	Benchtime string // -test.benchtime; "" for the default
 	About     string // one line for the report
+	// Sweep marks a set that the timer slack policy changes the figures of: the alias rows of
+	// variants.conf (one toolchain at several GODEBUG settings) run on such sets only, unless
+	// timerlab bench --sweep-sets says otherwise.
+	Sweep bool
 }
 
 // ModuleDir returns the directory go commands for s run in: GOROOT/src for the standard library,
@@ -89,6 +93,17 @@ func Sets(quick bool) []Set {
 		return quickSets()
 	}
 	return fullSets()
+}
+
+// SweepSets returns the names of the sets marked Sweep, in order.
+func SweepSets(sets []Set) []string {
+	var names []string
+	for _, s := range sets {
+		if s.Sweep {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }
 
 // Find returns the set called name among sets.
@@ -183,6 +198,6 @@ func timersSet(quick, benchtime string) Set {
 func wakeupsSet(benchtime string) Set {
 	return Set{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Bench,
 		Bench: anyOf("StaggeredTickers", "SubMsSleep"), Expect: []string{"StaggeredTickers", "SubMsSleep"},
-		Benchtime: benchtime,
-		About:     "1000 staggered 10ms tickers; 50 goroutines sleeping 20-1000us: wakeups, CPU, lateness"}
+		Benchtime: benchtime, Sweep: true,
+		About: "1000 staggered 10ms tickers; 50 goroutines sleeping 20-1000us: wakeups, CPU, lateness, coalescing"}
 }

@@ -40,3 +40,12 @@ func TestValidateRejectsBadName(t *testing.T) {
 		t.Error("bad set name accepted")
 	}
 }
+
+// TestSweepSets checks the slack sweep's sets: only wakeups, in both modes.
+func TestSweepSets(t *testing.T) {
+	for _, quick := range []bool{false, true} {
+		if got := SweepSets(Sets(quick)); !slices.Equal(got, []string{"wakeups"}) {
+			t.Errorf("quick=%v: SweepSets = %v, want [wakeups]", quick, got)
+		}
+	}
+}

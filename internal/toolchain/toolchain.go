@@ -14,19 +14,25 @@ import (
 	"timerlab/internal/lab"
 )
 
-// Toolchain is a built GOROOT for one variant.
+// Toolchain is a built GOROOT for one variant. An alias variant gets its target's GOROOT and keeps
+// its own GODEBUG.
 type Toolchain struct {
 	Variant lab.Variant
 	GOROOT  string // absolute; GOROOT/bin/go exists
 }
 
-// Open returns the toolchain of variant v, or an error naming the variant and the missing path.
+// Open returns the toolchain variant v runs with (v.Toolchain's), or an error naming the variant
+// and the missing path.
 func Open(l lab.Layout, v lab.Variant) (*Toolchain, error) {
-	root := l.ToolchainDir(v.Name)
+	root := l.ToolchainDir(v.Toolchain)
 	gobin := filepath.Join(root, "bin", "go")
 	if st, err := os.Stat(gobin); err != nil || st.IsDir() {
-		return nil, fmt.Errorf("variant %s: no toolchain at %s (missing %s; build it with scripts/build-toolchain.sh %s)",
-			v.Name, root, gobin, v.Name)
+		uses := ""
+		if v.IsAlias() {
+			uses = fmt.Sprintf("%s's toolchain, ", v.Toolchain)
+		}
+		return nil, fmt.Errorf("variant %s: no toolchain at %s (%smissing %s; build it with scripts/build-toolchain.sh %s)",
+			v.Name, root, uses, gobin, v.Toolchain)
 	}
 	return &Toolchain{Variant: v, GOROOT: root}, nil
 }
@@ -92,6 +98,13 @@ type Info struct {
 	Version      string // `go version`
 	GOEXPERIMENT string // `go env GOEXPERIMENT`
 	GODEBUG      string // the GODEBUG its benchmarks run with
+}
+
+// Planned is what variants.conf alone says of v's toolchain, built or not: the GOROOT it runs
+// with (its target's, for an alias), the GOEXPERIMENT baked in there, and v's own GODEBUG. Version
+// is left empty.
+func Planned(l lab.Layout, v lab.Variant) Info {
+	return Info{Variant: v.Name, GOROOT: l.ToolchainDir(v.Toolchain), GOEXPERIMENT: v.Goexp, GODEBUG: v.Godebug}
 }
 
 // Describe asks the toolchain for its version and experiments.

@@ -12,13 +12,57 @@ import (
 
 func TestOpenMissingToolchainNamesVariantAndPath(t *testing.T) {
 	l := lab.Layout{Build: t.TempDir()}
-	_, err := Open(l, lab.Variant{Name: "wheel"})
+	_, err := Open(l, lab.Variant{Name: "wheel", Toolchain: "wheel"})
 	if err == nil {
 		t.Fatal("Open of a missing toolchain succeeded")
 	}
 	want := filepath.Join(l.Build, "toolchains", "wheel")
 	if !strings.Contains(err.Error(), "variant wheel") || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name variant wheel and %s", err, want)
+	}
+}
+
+// TestOpenAlias checks an alias opens its target's GOROOT and runs with its own GODEBUG, not the
+// target's; a missing target toolchain is named with the alias.
+func TestOpenAlias(t *testing.T) {
+	build := t.TempDir()
+	l := lab.Layout{Build: build}
+	alias := lab.Variant{Name: "slack-1ms", Series: "@slack", Goexp: "timerslack", Godebug: "timerslack=1ms",
+		Toolchain: "slack"}
+	_, err := Open(l, alias)
+	if err == nil || !strings.Contains(err.Error(), "variant slack-1ms") ||
+		!strings.Contains(err.Error(), "slack's toolchain") || !strings.Contains(err.Error(), "build-toolchain.sh slack)") {
+		t.Errorf("Open of an alias without its target's toolchain: %v", err)
+	}
+	root := filepath.Join(build, "toolchains", "slack")
+	os.MkdirAll(filepath.Join(root, "bin"), 0o755)
+	os.WriteFile(filepath.Join(root, "bin", "go"), []byte("#!/bin/sh\n"), 0o755)
+	tc, err := Open(l, alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc.GOROOT != root {
+		t.Errorf("GOROOT = %s, want the target's %s", tc.GOROOT, root)
+	}
+	t.Setenv("GODEBUG", "timerslack=50us")
+	var godebug []string
+	for _, kv := range tc.Env() {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+			godebug = append(godebug, v)
+		}
+	}
+	if len(godebug) != 1 || godebug[0] != "timerslack=1ms" {
+		t.Errorf("GODEBUG = %q, want exactly the alias's timerslack=1ms", godebug)
+	}
+}
+
+func TestPlannedAlias(t *testing.T) {
+	l := lab.Layout{Build: "/b"}
+	got := Planned(l, lab.Variant{Name: "slack-0", Series: "@slack", Goexp: "timerslack", Godebug: "timerslack=0",
+		Toolchain: "slack"})
+	want := Info{Variant: "slack-0", GOROOT: "/b/toolchains/slack", GOEXPERIMENT: "timerslack", GODEBUG: "timerslack=0"}
+	if got != want {
+		t.Errorf("Planned = %+v, want %+v", got, want)
 	}
 }
 
@@ -53,7 +97,7 @@ func TestDescribeFakeToolchain(t *testing.T) {
 	if err := os.Symlink(hostGOROOT(t), link); err != nil {
 		t.Fatal(err)
 	}
-	tc, err := Open(lab.Layout{Build: build}, lab.Variant{Name: "heap"})
+	tc, err := Open(lab.Layout{Build: build}, lab.Variant{Name: "heap", Toolchain: "heap"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,22 +150,23 @@ func checkVariantCounts(t *testing.T, before, after timerMetrics, armed, fired u
 	}
 }
 
-// TestTimerMetricsSlack sets a 20ms slack with GODEBUG and fires 100 timers
-// due within 10ms of each other: their windows all overlap, so most fire
-// with a wakeup that came for another, as coalesced. Each gets exactly
-// 20ms of slack, and none fires early.
+// TestTimerMetricsSlack sets a 300ms slack with GODEBUG and fires 100 timers
+// due 2ms apart: their windows all overlap, so they fire together by the
+// first hard deadline, and every timer whose own hard deadline is later than
+// that wakeup counts as coalesced: at least half, unless the wakeup comes
+// 100ms late. Each gets exactly 300ms of slack, and none fires early.
 func TestTimerMetricsSlack(t *testing.T) {
 	if !goexperiment.TimerSlack {
 		t.Skip("no timer slack without GOEXPERIMENT=timerslack")
 	}
 	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
-	os.Setenv("GODEBUG", "timerslack=20ms")
-	const n, slack = 100, 20 * time.Millisecond
+	os.Setenv("GODEBUG", "timerslack=300ms")
+	const n, slack, spacing = 100, 300 * time.Millisecond, 2 * time.Millisecond
 	before := readTimerMetrics(t)
 	var fired sync.WaitGroup
 	fired.Add(n)
 	for i := range n {
-		time.AfterFunc(time.Duration(i)*100*time.Microsecond, fired.Done)
+		time.AfterFunc(time.Duration(i)*spacing, fired.Done)
 	}
 	fired.Wait()
 	after := readTimerMetrics(t)

@@ -1,0 +1,122 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/plotter"
+)
+
+// testdata/slack is a hand-made wakeups matrix with slack variants; see its README.md.
+func loadSlack(t *testing.T) *Report {
+	t.Helper()
+	r, err := Load("testdata/slack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) > 0 {
+		t.Fatalf("warnings: %q", r.Warnings)
+	}
+	return r
+}
+
+func TestSlackTargets(t *testing.T) {
+	var b bytes.Buffer
+	loadSlack(t).writeSlackTargets(&b)
+	for _, want := range []string{
+		"## Slack targets",
+		"| heap | - | 0s | ×1.00 | ×1.00 | 25.0% | 135.71 | 0s | 2.10 | ×1.00 |",
+		"| slack | - | 250µs | ×0.40 | ×0.75 | 15.0% | 12.50 | 60µs | 2.30 |",
+		"| slack-0 | timerslack=0 | 0s | ×1.02 | ×1.05 | 26.0% | 131.94 | 0s | 2.11 | ×1.01 |",
+		"| slack-1ms | timerslack=1ms | 1ms | ×0.20 | ×0.60 | 20.0% | 9.09 | 1ms | 3.60 | ×0.25 |",
+		"| slack-12.5pct | timerslack=12.5% | 1.25ms | ×0.15 | ×0.55 | 22.0% | 8.42 | 65µs | 2.25 | ×0.50 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("slack targets lack %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "| upstream |") {
+		t.Errorf("upstream, without slack, is in the slack targets:\n%s", b.String())
+	}
+}
+
+func TestSlackTargetsWithoutSlackVariants(t *testing.T) {
+	r, err := Load("testdata/results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	r.writeSlackTargets(&b)
+	if b.Len() > 0 {
+		t.Errorf("slack targets for a run of heap and upstream:\n%s", b.String())
+	}
+}
+
+// TestVsSlackCharts checks each variant sits at the slack it reported (slack-ns, in µs), also where
+// its GODEBUG gives no duration (12.5%, or unset for the default policy); that a figure a variant
+// lacks leaves it out; and that a workload without a figure gets no chart of it.
+func TestVsSlackCharts(t *testing.T) {
+	charts := map[string]savedChart{}
+	for _, c := range loadSlack(t).charts() {
+		charts[c.File] = c
+	}
+	points := func(file string) map[string]plotter.XY {
+		t.Helper()
+		c, ok := charts[file]
+		if !ok {
+			t.Fatalf("no chart %s", file)
+		}
+		pts := map[string]plotter.XY{}
+		for _, s := range c.Chart.Series {
+			pts[s.Name] = s.Points[0]
+		}
+		return pts
+	}
+	wakeups := points("staggeredtickers-timer-wakeups-vs-slack.svg")
+	for v, want := range map[string]plotter.XY{"heap": {X: 0, Y: 700}, "slack": {X: 250, Y: 320},
+		"slack-1ms": {X: 1000, Y: 110}, "slack-12.5pct": {X: 1250, Y: 95}} {
+		if got := wakeups[v]; !near(got, want) {
+			t.Errorf("tickers timer wakeups: %s at %v, want %v", v, got, want)
+		}
+	}
+	if _, ok := wakeups["upstream"]; ok {
+		t.Error("upstream, without timer metrics, is on the timer wakeups chart")
+	}
+	if got := points("staggeredtickers-vcsw-vs-slack.svg")["upstream"]; !near(got, plotter.XY{X: 0, Y: 2100}) {
+		t.Errorf("tickers vcsw: upstream at %v, want (0, 2100)", got)
+	}
+	if got := points("submssleep-late-p99-vs-slack.svg")["slack-12.5pct"]; !near(got, plotter.XY{X: 65, Y: 2750}) {
+		t.Errorf("sleeps p99 lateness: slack-12.5pct at %v, want (65µs, 2750µs)", got)
+	}
+	for _, file := range []string{"staggeredtickers-cpu-vs-slack.svg", "staggeredtickers-late-p50-vs-slack.svg",
+		"staggeredtickers-coalesce-eff-vs-slack.svg", "submssleep-timer-wakeups-vs-slack.svg", "submssleep-vcsw-vs-slack.svg"} {
+		if charts[file].Chart.Empty() {
+			t.Errorf("chart %s is empty", file)
+		}
+	}
+	if !charts["submssleep-coalesce-eff-vs-slack.svg"].Chart.Empty() {
+		t.Error("SubMsSleep, which reports no coalesce-eff, has a chart of it")
+	}
+}
+
+// near reports whether a and b are the same point up to rounding.
+func near(a, b plotter.XY) bool {
+	return math.Abs(a.X-b.X) <= 1e-9*math.Abs(b.X) && math.Abs(a.Y-b.Y) <= 1e-9*math.Abs(b.Y)
+}
+
+// TestEnvTableShowsAliases checks each alias is listed with its target's toolchain and its own GODEBUG.
+func TestEnvTableShowsAliases(t *testing.T) {
+	var b bytes.Buffer
+	loadSlack(t).writeEnv(&b)
+	for _, want := range []string{
+		"| slack | go version go1.27.4-timerlab.slack X:timerslack linux/amd64 | timerslack | - |",
+		"| slack-1ms | go version go1.27.4-timerlab.slack X:timerslack linux/amd64 | timerslack | timerslack=1ms |",
+		"| slack-12.5pct | go version go1.27.4-timerlab.slack X:timerslack linux/amd64 | timerslack | timerslack=12.5% |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("environment lacks %q:\n%s", want, b.String())
+		}
+	}
+}
