@@ -41,6 +41,18 @@ func variantsFlag(l lab.Layout, list string) ([]lab.Variant, error) {
 	return lab.Select(all, splitList(list))
 }
 
+// openVariants opens the toolchain of every variant of vs, in its order; the error names every
+// missing one.
+func openVariants(l lab.Layout, vs []lab.Variant) ([]*toolchain.Toolchain, error) {
+	var tcs []*toolchain.Toolchain
+	var errs []error
+	for _, v := range vs {
+		tc, err := toolchain.Open(l, v)
+		tcs, errs = append(tcs, tc), append(errs, err)
+	}
+	return tcs, errors.Join(errs...)
+}
+
 func splitList(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
@@ -112,13 +124,7 @@ func newBench(l lab.Layout, quick bool, variantList, setList, sweepList string) 
 	if vs, b.only = planAliases(vs, b.sets, sweep, os.Stderr); len(vs) == 0 {
 		return nil, errors.New("no variant left to run")
 	}
-	var missing []error
-	for _, v := range vs {
-		tc, err := toolchain.Open(l, v)
-		missing = append(missing, err)
-		b.toolchains = append(b.toolchains, tc)
-	}
-	if err := errors.Join(missing...); err != nil {
+	if b.toolchains, err = openVariants(l, vs); err != nil {
 		return nil, err
 	}
 	return b, nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -83,13 +82,7 @@ func openToolchains(l lab.Layout, list string) ([]*toolchain.Toolchain, error) {
 	if err != nil {
 		return nil, err
 	}
-	var tcs []*toolchain.Toolchain
-	var errs []error
-	for _, v := range vs {
-		tc, err := toolchain.Open(l, v)
-		tcs, errs = append(tcs, tc), append(errs, err)
-	}
-	return tcs, errors.Join(errs...)
+	return openVariants(l, vs)
 }
 
 // instrRun is one invocation of timerlab instr. Invariant: every variant measures the same
