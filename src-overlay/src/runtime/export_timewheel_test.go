@@ -58,11 +58,21 @@ func (m *TimerWheelModel) Reset(id int, when int64) bool {
 	ts.lock()
 	t.lock()
 	t.when = when
+	t.slackArm(0)
 	t.state |= timerHeaped
 	ts.addHeap(t)
 	t.unlock()
 	ts.unlock()
 	return false
+}
+
+// Deadline returns the latest time timer id may fire: its when, plus the
+// slack it got under GOEXPERIMENT=timerslack.
+func (m *TimerWheelModel) Deadline(id int) int64 {
+	t := m.timers[id]
+	t.lock()
+	defer t.unlock()
+	return t.deadline()
 }
 
 // Stop stops timer id and reports whether it was pending.

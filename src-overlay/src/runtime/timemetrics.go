@@ -37,27 +37,49 @@
 //     read while its P runs may be a few events stale.
 //   - A destroyed P's counts move into timerStatsRetired before it dies
 //     (the world is stopped), so every counter only grows.
-//   - Each firing adds one lateness sample: the histogram's total equals
-//     fired. A timer never runs before its when, so the underflow bucket
-//     stays empty unless that promise breaks.
+//   - Each firing adds one lateness sample and nothing else: fired is the
+//     lateness histogram's total, summed when read. A timer never runs
+//     before its when, so the bucket of negative lateness stays empty
+//     unless that promise breaks.
+//   - The lateness histogram has power-of-two buckets (timerLateHist), so
+//     that a firing costs one bit-length and one increment; the slack
+//     histogram, counted when a timer is armed with slack, has
+//     timeHistogram's finer buckets.
 //   - A wakeup happens on an M that holds no P, so wakeups are one atomic
 //     counter, added once per sleep, off the timer paths.
 
 package runtime
 
-import "internal/runtime/atomic"
+import (
+	"internal/runtime/atomic"
+	"internal/runtime/sys"
+)
 
 // timerStats are one P's timer counts. See the invariants above.
 type timerStats struct {
+	lateness  timerLateHist // fired is its total
 	started   uint64
 	stopped   uint64
-	fired     uint64
 	moved     uint64
 	coalesced uint64
 	cascades  uint64
-	lateness  timerHist
 	slack     timerHist
 }
+
+// timerLateBuckets is the number of buckets of a timerLateHist.
+const timerLateBuckets = 64
+
+// A timerLateHist counts lateness d in bucket sys.Len64(uint64(d)|1)-1, a
+// bit-length with no branch: bucket 0 holds d in [0, 2) nanoseconds,
+// bucket k in 1..62 holds d in [2^k, 2^(k+1)), and bucket 63 every
+// negative d, whose top bit is set. Only the owning P writes it, with
+// plain increments.
+type timerLateHist [timerLateBuckets]uint64
+
+// timerLateHistBuckets are the boundaries, in seconds, of the metric a
+// timerLateHist is written to: -Inf, 0, 2ns, 4ns, ..., 2^62ns, +Inf.
+// Its first bucket holds negative lateness.
+var timerLateHistBuckets []float64
 
 // timerHist counts durations in timeHistogram's buckets, with plain
 // counters that only the owning P writes.
@@ -69,81 +91,80 @@ type timerHist struct {
 
 // timerStatsRetired holds the counts of destroyed Ps.
 var timerStatsRetired struct {
+	lateness  [timerLateBuckets]atomic.Uint64
 	started   atomic.Uint64
 	stopped   atomic.Uint64
-	fired     atomic.Uint64
 	moved     atomic.Uint64
 	coalesced atomic.Uint64
 	cascades  atomic.Uint64
-	lateness  timeHistogram
 	slack     timeHistogram
 }
 
 // timerWakeups counts netpoll sleeps ended by a timer falling due.
 var timerWakeups atomic.Uint64
 
+// A pTimerStats is a P seen as its timer counts. Its count methods accept
+// nil, for a caller that holds no P: one nil test, on the P itself.
+type pTimerStats p
+
 // timerStatsHere returns the counts of the P running the caller, or nil
-// when the caller holds no P. The count methods accept nil.
+// when the caller holds no P.
 //
 //go:nosplit
-func timerStatsHere() *timerStats {
-	if pp := getg().m.p.ptr(); pp != nil {
-		return &pp.timerStats
-	}
-	return nil
+func timerStatsHere() *pTimerStats {
+	return (*pTimerStats)(getg().m.p.ptr())
 }
 
 //go:nosplit
-func (s *timerStats) countStarted() {
-	if s != nil {
-		s.started++
+func (pp *pTimerStats) countStarted() {
+	if pp != nil {
+		pp.timerStats.started++
 	}
 }
 
 //go:nosplit
-func (s *timerStats) countStopped() {
-	if s != nil {
-		s.stopped++
+func (pp *pTimerStats) countStopped() {
+	if pp != nil {
+		pp.timerStats.stopped++
 	}
 }
 
 //go:nosplit
-func (s *timerStats) countMoved() {
-	if s != nil {
-		s.moved++
+func (pp *pTimerStats) countMoved() {
+	if pp != nil {
+		pp.timerStats.moved++
 	}
 }
 
 //go:nosplit
-func (s *timerStats) countCoalesced() {
-	if s != nil {
-		s.coalesced++
-	}
-}
-
-//go:nosplit
-func (s *timerStats) countCascaded() {
-	if s != nil {
-		s.cascades++
-	}
-}
-
-// countFired counts one firing that ran late by lateness nanoseconds.
-//
-//go:nosplit
-func (s *timerStats) countFired(lateness int64) {
-	if s != nil {
-		s.fired++
-		s.lateness.record(lateness)
+func (pp *pTimerStats) countCascaded() {
+	if pp != nil {
+		pp.timerStats.cascades++
 	}
 }
 
 // countSlack counts one timer armed with slack nanoseconds of slack.
 //
 //go:nosplit
-func (s *timerStats) countSlack(slack int64) {
-	if s != nil {
-		s.slack.record(slack)
+func (pp *pTimerStats) countSlack(slack int64) {
+	if pp != nil {
+		pp.timerStats.slack.record(slack)
+	}
+}
+
+// countTimerFired counts one firing that ran late by lateness nanoseconds,
+// and coalesced if it came before the timer's hard deadline, on the P
+// running the caller. unlockAndRun, its only caller, always runs holding a
+// P (its race annotations use that P too). This is the firing path's only
+// statistics cost: a bit-length and an increment (without slack,
+// coalesced is the constant false).
+//
+//go:nosplit
+func countTimerFired(lateness int64, coalesced bool) {
+	s := &getg().m.p.ptr().timerStats
+	s.lateness[sys.Len64(uint64(lateness)|1)-1]++ // see timerLateHist
+	if coalesced {
+		s.coalesced++
 	}
 }
 
@@ -165,13 +186,16 @@ func (h *timerHist) record(d int64) {
 // Called from (*p).destroy, with the world stopped.
 func (s *timerStats) retire() {
 	r := &timerStatsRetired
+	for i, n := range s.lateness {
+		if n != 0 {
+			r.lateness[i].Add(int64(n))
+		}
+	}
 	r.started.Add(int64(s.started))
 	r.stopped.Add(int64(s.stopped))
-	r.fired.Add(int64(s.fired))
 	r.moved.Add(int64(s.moved))
 	r.coalesced.Add(int64(s.coalesced))
 	r.cascades.Add(int64(s.cascades))
-	s.lateness.retire(&r.lateness)
 	s.slack.retire(&r.slack)
 	*s = timerStats{}
 }
@@ -190,6 +214,7 @@ func (h *timerHist) retire(r *timeHistogram) {
 // timerStatsAggregate is the sum of the retired counts and every live P's.
 type timerStatsAggregate struct {
 	timerStats
+	fired   uint64 // the lateness histogram's total
 	wakeups uint64
 	live    uint64 // timers held in Ps' timer sets, not counting zombies
 	zombies uint64 // stopped timers still held in Ps' timer sets
@@ -198,13 +223,14 @@ type timerStatsAggregate struct {
 // compute populates a from the retired counts and every P's.
 func (a *timerStatsAggregate) compute() {
 	r := &timerStatsRetired
+	for i := range a.lateness {
+		a.lateness[i] = r.lateness[i].Load()
+	}
 	a.started = r.started.Load()
 	a.stopped = r.stopped.Load()
-	a.fired = r.fired.Load()
 	a.moved = r.moved.Load()
 	a.coalesced = r.coalesced.Load()
 	a.cascades = r.cascades.Load()
-	a.lateness.load(&r.lateness)
 	a.slack.load(&r.slack)
 	a.wakeups = timerWakeups.Load()
 
@@ -220,17 +246,22 @@ func (a *timerStatsAggregate) compute() {
 		a.zombies += zombies
 	}
 	unlock(&sched.lock)
+
+	for _, n := range a.lateness {
+		a.fired += n
+	}
 }
 
 // add adds one P's counts to a.
 func (a *timerStatsAggregate) add(s *timerStats) {
+	for i, n := range s.lateness {
+		a.lateness[i] += n
+	}
 	a.started += s.started
 	a.stopped += s.stopped
-	a.fired += s.fired
 	a.moved += s.moved
 	a.coalesced += s.coalesced
 	a.cascades += s.cascades
-	a.lateness.add(&s.lateness)
 	a.slack.add(&s.slack)
 }
 
@@ -261,10 +292,31 @@ func (h *timerHist) write(out *metricValue) {
 	hist.counts[len(hist.counts)-1] = h.overflow
 }
 
+// write writes h to out as a float64 histogram in seconds, with the
+// boundaries timerLateHistBuckets.
+func (h *timerLateHist) write(out *metricValue) {
+	hist := out.float64HistOrInit(timerLateHistBuckets)
+	hist.counts[0] = h[timerLateBuckets-1]
+	copy(hist.counts[1:], h[:timerLateBuckets-1])
+}
+
+// timerLateHistMetricsBuckets returns the boundaries of timerLateHistBuckets.
+func timerLateHistMetricsBuckets() []float64 {
+	b := make([]float64, timerLateBuckets+1)
+	b[0] = float64NegInf()
+	b[1] = 0
+	for k := 1; k < timerLateBuckets-1; k++ {
+		b[k+1] = float64(uint64(1)<<k) / 1e9
+	}
+	b[timerLateBuckets] = float64Inf()
+	return b
+}
+
 // addTimerMetrics adds the /sched/timers/ metrics to m.
 // Called from initMetrics. Each compute function is a literal, as in
 // initMetrics: the runtime allows no heap-allocated closures.
 func addTimerMetrics(m map[string]metricData) {
+	timerLateHistBuckets = timerLateHistMetricsBuckets()
 	deps := makeStatDepSet(timerStatsDep)
 	m["/sched/timers/started:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
 		out.kind, out.scalar = metricKindUint64, in.timerStats.started

@@ -191,6 +191,13 @@ func (t *timer) deadline() int64 {
 	return addSat(t.when, int64(t.slack.off))
 }
 
+// coalescedAt reports whether a firing at now comes before t's hard
+// deadline: a wakeup or a scheduler pass that came for something else
+// serves it. The caller holds t's lock and has not re-armed t yet.
+func (t *timer) coalescedAt(now int64) bool {
+	return now < t.deadline()
+}
+
 // heapEntry returns t's heap entry: keyed on its hard deadline, with its
 // when as the soft part. The caller holds t's lock.
 func (t *timer) heapEntry() timerWhen {
@@ -205,7 +212,7 @@ func (tw *timerWhen) setWhen(t *timer) {
 }
 
 // softWhen returns the when of the entry's timer as of the last update.
-func (tw *timerWhen) softWhen() int64 {
+func (tw timerWhen) softWhen() int64 {
 	return tw.soft.when
 }
 

@@ -30,9 +30,10 @@
 // occupancy bitmap.
 //
 // Placement invariant: the slot of a timer starts at or before its when.
-// Moving a timer later may leave it in its old (earlier) slot with
-// timerModified set; it is re-placed when that slot cascades. Moving it
-// earlier re-places it at once (wheelFix), and stopping it removes it at
+// Moving a timer later (its new when at or after its old deadline, below)
+// may leave it in its old (earlier) slot with timerModified set; it is
+// re-placed when that slot cascades. Moving it earlier re-places it at once
+// (wheelFix), and stopping it removes it at
 // once (wheelStop), from whichever P, so Stop leaves no zombie behind.
 // (A channel timer that nothing waits on still becomes a zombie, as
 // upstream; the cascade or wheelSweep drops it.)
@@ -40,8 +41,15 @@
 // When the clock passes a slot's start (wheelAdvance, from check), the slot
 // cascades: each timer is re-placed relative to the new cursor, into a lower
 // level or into the heap. Each timer cascades at most wheelLevels times.
-// A P wakes for the wheel at slotMin of the earliest slot, the least when
-// linked there, so a lone far timer costs one wakeup, not two.
+// A P wakes for the wheel at its wake bound (minWhen): the least deadline
+// linked into any slot, where a timer's deadline (t.deadline()) is its when,
+// or with GOEXPERIMENT=timerslack its hard deadline when+slack, by which the
+// heap is keyed too (see timeslack.go). Without slack the earliest slot
+// holds the least, so a lone far timer costs one wakeup, not two. With
+// slack, timers sit in the wheel by their when, so that a wakeup cascades
+// every slot whose windows may have opened into the heap, which runs the
+// open ones; and the P sleeps until the earliest hard deadline, which may
+// lie in any slot.
 //
 // Timers using fake time (synctest bubbles) always go into the heap: a bubble
 // advances its clock straight to wakeTime, so waking at a bound that is no
@@ -104,8 +112,8 @@ type timerWheel struct {
 	// n is the number of timers in the slots.
 	n int
 
-	// minWhen is slotMin of the earliest occupied slot, a lower bound on
-	// the when of every timer in the wheel, or 0 if the wheel is empty.
+	// minWhen is the wake bound, wakeBound(): a lower bound on the
+	// deadline of every timer in the wheel, or 0 if the wheel is empty.
 	// It is exact except inside wheelAdvance, where it may be lower.
 	// It is written with the timers lock held and read without it by wakeTime.
 	minWhen atomic.Int64
@@ -115,9 +123,10 @@ type timerWheel struct {
 
 	slots [wheelLevels][wheelSlots]*timer
 
-	// slotMin[k][s] is the least when linked into slots[k][s] since the
-	// slot was last empty, or 0 if it is empty: a lower bound on the when of
-	// its timers (removals leave it low), at or after the slot's start.
+	// slotMin[k][s] is the least deadline linked into slots[k][s] since
+	// the slot was last empty, or 0 if it is empty: a lower bound on the
+	// deadlines of its timers (removals leave it low), at or after the
+	// slot's start.
 	// Waking at slotMin rather than at the slot's start saves the early
 	// wakeups of a lone timer, such as a Ticker's.
 	slotMin [wheelLevels][wheelSlots]int64
@@ -155,15 +164,26 @@ func (w *timerWheel) first() (level, s int) {
 	return -1, 0
 }
 
-// firstMin returns slotMin of the earliest occupied slot, or 0 if none.
-// Every timer in a later slot is after the end of the earliest slot, so it
-// is a lower bound on every timer in the wheel.
-func (w *timerWheel) firstMin() int64 {
-	level, s := w.first()
-	if level < 0 {
-		return 0
+// wakeBound returns the least slotMin of the occupied slots, a lower bound
+// on every timer's deadline in the wheel, or 0 if it is empty. Every timer
+// in a slot is due at or after the slot's start, and slots are visited in
+// time order, so the search stops at the first slot that starts at or after
+// the least slotMin seen. Without slack, deadlines are whens and that is
+// the earliest slot: the bound is its slotMin.
+func (w *timerWheel) wakeBound() int64 {
+	bound := int64(0)
+	for level, bits := range w.occupied {
+		for ; bits != 0; bits &= bits - 1 {
+			s := sys.TrailingZeros64(bits)
+			if bound != 0 && w.slotStart(level, s) >= bound {
+				return bound
+			}
+			if m := w.slotMin[level][s]; bound == 0 || m < bound {
+				bound = m
+			}
+		}
 	}
-	return w.slotMin[level][s]
+	return bound
 }
 
 // wheelLen returns the number of timers in ts's wheel.
@@ -205,11 +225,12 @@ func (ts *timers) wheelLevelOf(t *timer) int {
 }
 
 // wheelLink pushes t onto its slot of level and lowers the slot's slotMin
-// and minWhen to t.when if it is earlier, which keeps minWhen equal to
-// firstMin. The caller holds ts's and t's locks.
+// and minWhen to t's deadline if it is earlier, which keeps minWhen equal
+// to wakeBound. The caller holds ts's and t's locks.
 func (ts *timers) wheelLink(t *timer, level int) {
 	w := &ts.wheel
 	s := slotIndex(t.when, level)
+	key := t.deadline()
 	head := &w.slots[level][s]
 	t.wl.next = *head
 	if *head != nil {
@@ -220,11 +241,11 @@ func (ts *timers) wheelLink(t *timer, level int) {
 	w.occupied[level] |= 1 << s
 	w.n++
 	t.state |= timerWheeled
-	if m := &w.slotMin[level][s]; *m == 0 || t.when < *m {
-		*m = t.when
+	if m := &w.slotMin[level][s]; *m == 0 || key < *m {
+		*m = key
 	}
-	if m := w.minWhen.Load(); m == 0 || t.when < m {
-		w.minWhen.Store(t.when)
+	if m := w.minWhen.Load(); m == 0 || key < m {
+		w.minWhen.Store(key)
 	}
 }
 
@@ -251,11 +272,11 @@ func (ts *timers) wheelUnlink(t *timer) (emptied bool) {
 	return emptied
 }
 
-// wheelRaiseMin sets minWhen to firstMin after timers left the wheel. Raising it is safe only once those timers are
+// wheelRaiseMin sets minWhen to wakeBound after timers left the wheel. Raising it is safe only once those timers are
 // gone or in the heap with minWhenHeap updated: wakeTime loads minWhenHeap
 // before wheel.minWhen.
 func (ts *timers) wheelRaiseMin() {
-	ts.wheel.minWhen.Store(ts.wheel.firstMin())
+	ts.wheel.minWhen.Store(ts.wheel.wakeBound())
 }
 
 // wheelDrop forgets the zombie t, just unlinked from ts's wheel.
@@ -329,11 +350,13 @@ func (t *timer) wheelStop(locked *timers) *timers {
 
 // wheelNeedsFix reports, as the timers to pass to wheelFix or nil, whether t
 // must be re-placed at once because it is in a wheel and is being stopped
-// (zombie) or moved earlier than its current when, which would break the
-// placement invariant. A move later is left to the cascade.
+// (zombie) or moved to a when earlier than its current deadline: earlier
+// than its when, it could break the placement invariant; earlier than its
+// deadline, its new deadline could be below its slot's slotMin. A move
+// later is left to the cascade.
 // The caller holds t's lock and calls it before changing t.when.
 func (t *timer) wheelNeedsFix(when int64) *timers {
-	if t.state&timerWheeled == 0 || (when >= t.when && t.state&timerZombie == 0) {
+	if t.state&timerWheeled == 0 || (when >= t.deadline() && t.state&timerZombie == 0) {
 		return nil
 	}
 	return t.ts
@@ -385,7 +408,7 @@ func (ts *timers) wheelMoveMin(t *timer) bool {
 //  1. lower minWhenHeap to wakeTime (locking in the wheel's bound),
 //  2. cascade, moving timers into the heap,
 //  3. set minWhenHeap to the heap's exact minimum,
-//  4. set wheel.minWhen to the new firstMin.
+//  4. set wheel.minWhen to the new wake bound.
 //
 // A reader that sees the new wheel.minWhen of step 4 then sees the heap of
 // step 3; one that sees the old wheel.minWhen has a bound on the moved timers.
@@ -536,8 +559,8 @@ func (ts *timers) wheelVerify() {
 				if t.ts != ts || t.wl.pprev != pprev || t.state&(timerHeaped|timerWheeled) != timerHeaped|timerWheeled {
 					throw("bad timer wheel link")
 				}
-				if t.state&timerZombie == 0 && t.when < slotMin {
-					print("wheel timer when ", t.when, " before its slot's start ", start, " or slotMin ", slotMin, "\n")
+				if t.state&timerZombie == 0 && (t.when < start || t.deadline() < slotMin) {
+					print("wheel timer when ", t.when, " deadline ", t.deadline(), " before its slot's start ", start, " or slotMin ", slotMin, "\n")
 					throw("bad timer wheel placement")
 				}
 				if t.state&(timerZombie|timerModified) == 0 && (w.level(t.when) != level || slotIndex(t.when, level) != s) {
@@ -553,8 +576,8 @@ func (ts *timers) wheelVerify() {
 		println("timer wheel n", w.n, "counted", n)
 		throw("bad timer wheel count")
 	}
-	if w.minWhen.Load() != w.firstMin() {
-		println("timer wheel minWhen", w.minWhen.Load(), "!= first slot's slotMin", w.firstMin())
+	if w.minWhen.Load() != w.wakeBound() {
+		println("timer wheel minWhen", w.minWhen.Load(), "!= wake bound", w.wakeBound())
 		throw("bad timer wheel minWhen")
 	}
 	for _, tw := range ts.heap {

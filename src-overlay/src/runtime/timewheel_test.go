@@ -7,10 +7,11 @@
 package runtime_test
 
 import (
+	"internal/goexperiment"
 	"internal/race"
 	"math/rand/v2"
+	"os"
 	. "runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,19 +32,28 @@ func TestTimerWheelSize(t *testing.T) {
 
 // TestTimerWheelModel runs random sequences of add, stop, reset earlier and
 // later, and clock advances on a wheel, checking it after every operation
-// against a reference that just remembers each live timer's when: the same
-// timers fire, never early, in when order, and wakeTime is never later than
-// the earliest live timer.
+// against a reference that just remembers each live timer's when and
+// deadline (when plus its slack under GOEXPERIMENT=timerslack, else when):
+// every timer fires by its deadline and never before its when, in deadline
+// order, no stopped timer fires, and wakeTime is never later than the
+// earliest deadline. Without slack that is: the same timers fire, never
+// early, in when order. With slack a timer whose window has opened may fire
+// before its deadline, not before its when.
 func TestTimerWheelModel(t *testing.T) {
 	starts := []int64{1, 1 << 40, 1<<62 - 1<<30, maxWhen - 1<<41}
 	seeds := 40
 	if testing.Short() {
 		seeds = 8
 	}
-	wheeled := 0
+	// Under GOEXPERIMENT=timerslack, arms switch between slack policies, so
+	// that timers with small and large slack, relative and absolute, share
+	// the wheel's slots; elsewhere timerslack means nothing.
+	t.Setenv("GODEBUG", "timerslack=0")
+	wheeled, slacked := 0, 0
 	for seed := range seeds {
 		for _, start := range starts {
-			wheeled += runTimerWheelModel(t, uint64(seed), start, 300)
+			w, s := runTimerWheelModel(t, uint64(seed), start, 300)
+			wheeled, slacked = wheeled+w, slacked+s
 			if t.Failed() {
 				return
 			}
@@ -51,6 +61,9 @@ func TestTimerWheelModel(t *testing.T) {
 	}
 	if wheeled == 0 {
 		t.Errorf("no timer was ever in the wheel")
+	}
+	if goexperiment.TimerSlack && slacked == 0 {
+		t.Errorf("no timer got slack: the model did not test timers with windows")
 	}
 }
 
@@ -75,13 +88,18 @@ func timerWheelDelta(r *rand.Rand) int64 {
 	}
 }
 
+// timerWheelModelSlack are the slack policies the model switches between.
+var timerWheelModelSlack = []string{"0", "25%:1ms", "100us", "1ms", "5ms", "50%", "10%:20ms", "3ms+10%"}
+
 // runTimerWheelModel runs one random sequence and returns the sum over its
-// steps of the number of timers in the wheel.
-func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled int) {
+// steps of the number of timers in the wheel, and the number of arms that
+// gave a timer slack.
+func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled, slacked int) {
 	const n = 64
 	r := rand.New(rand.NewPCG(seed, uint64(now)))
 	m := NewTimerWheelModel(n)
-	live := make(map[int]int64) // id -> when, the reference
+	type window struct{ when, deadline int64 }
+	live := make(map[int]window) // the reference
 	fail := func(format string, args ...any) {
 		t.Helper()
 		t.Errorf("seed %d start %d: "+format, append([]any{seed, now}, args...)...)
@@ -95,32 +113,24 @@ func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled 
 	}
 	advance := func(to int64) {
 		fired := m.Check(to)
-		var due []int
-		for id, w := range live {
-			if w <= to {
-				due = append(due, id)
-			}
-		}
-		ids := make([]int, 0, len(fired))
 		last := int64(0)
 		for _, f := range fired {
 			w, ok := live[f.ID]
 			switch {
 			case !ok:
 				fail("timer %d fired but is not live", f.ID)
-			case w > to || f.Delay != to-w:
-				fail("timer %d (when %d) fired early or with a wrong delay %d at %d", f.ID, w, f.Delay, to)
-			case w < last:
-				fail("timer %d (when %d) fired after a timer with when %d", f.ID, w, last)
+			case w.when > to || f.Delay != to-w.when:
+				fail("timer %d (when %d) fired early or with a wrong delay %d at %d", f.ID, w.when, f.Delay, to)
+			case w.deadline < last:
+				fail("timer %d (deadline %d) fired after a timer with deadline %d", f.ID, w.deadline, last)
 			}
-			last = w
-			ids = append(ids, f.ID)
+			last = w.deadline
 			delete(live, f.ID)
 		}
-		slices.Sort(ids)
-		slices.Sort(due)
-		if !slices.Equal(ids, due) {
-			fail("at %d fired %v, want %v", to, ids, due)
+		for id, w := range live {
+			if w.deadline <= to {
+				fail("at %d timer %d (when %d, deadline %d) did not fire", to, id, w.when, w.deadline)
+			}
 		}
 		now = to
 	}
@@ -128,28 +138,39 @@ func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled 
 		id := r.IntN(n)
 		switch op := r.IntN(10); {
 		case op < 4: // add or reset, earlier or later
+			if r.IntN(4) == 0 {
+				os.Setenv("GODEBUG", "timerslack="+timerWheelModelSlack[r.IntN(len(timerWheelModelSlack))])
+			}
 			base := now
 			if w, ok := live[id]; ok && r.IntN(2) == 0 {
-				base = w - timerWheelDelta(r)/2 // earlier than before, maybe already due
+				base = w.when - timerWheelDelta(r)/2 // earlier than before, maybe already due
 				if base < 1 {
 					base = 1
 				}
 			}
 			w := whenAfter(base)
-			if pending, want := m.Reset(id, w), live[id] != 0; pending != want {
+			_, want := live[id]
+			if pending := m.Reset(id, w); pending != want {
 				fail("reset of timer %d reported pending %v, want %v", id, pending, want)
 			}
-			live[id] = w
+			live[id] = window{w, m.Deadline(id)}
+			if live[id].deadline > w {
+				slacked++
+			}
 		case op < 6:
-			if pending, want := m.Stop(id), live[id] != 0; pending != want {
+			_, want := live[id]
+			if pending := m.Stop(id); pending != want {
 				fail("stop of timer %d reported pending %v, want %v", id, pending, want)
 			}
 			delete(live, id)
 		case op < 9:
 			to := whenAfter(now)
-			if r.IntN(3) == 0 && len(live) > 0 { // exactly to some timer's when
+			if r.IntN(3) == 0 && len(live) > 0 { // exactly to some timer's when or deadline
 				for _, w := range live {
-					to = max(w, now)
+					to = max(w.when, now)
+					if r.IntN(2) == 0 {
+						to = max(w.deadline, now)
+					}
 					break
 				}
 			}
@@ -163,14 +184,14 @@ func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled 
 		if len(live) > 0 {
 			earliest := int64(maxWhen)
 			for _, w := range live {
-				earliest = min(earliest, w)
+				earliest = min(earliest, w.deadline)
 			}
 			if wt := m.WakeTime(); wt == 0 || wt > earliest {
-				fail("wakeTime %d later than the earliest timer %d", wt, earliest)
+				fail("wakeTime %d later than the earliest deadline %d", wt, earliest)
 			}
 		}
 		if t.Failed() {
-			return wheeled
+			return wheeled, slacked
 		}
 	}
 	advance(maxWhen)
@@ -178,7 +199,7 @@ func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled 
 	if n, _ := m.Len(); len(live) != 0 || n != 0 {
 		fail("after the end of time: %d live, %d timers left in the set", len(live), n)
 	}
-	return wheeled
+	return wheeled, slacked
 }
 
 // TestTimerWheelStress arms a million timers over several levels and has
