@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 )
 
-// testdata/slack is a hand-made wakeups matrix with slack variants; see its README.md.
+// testdata/slack is a recorded quick wakeups matrix with slack variants; see its README.md.
 func loadSlack(t *testing.T) *Report {
 	t.Helper()
 	r, err := Load("testdata/slack")
@@ -27,11 +27,11 @@ func TestSlackTargets(t *testing.T) {
 	loadSlack(t).writeSlackTargets(&b)
 	for _, want := range []string{
 		"## Slack targets",
-		"| heap | - | 0s | ×1.00 | ×1.00 | 25.0% | 135.71 | 0s | 2.10 | ×1.00 |",
-		"| slack | - | 250µs | ×0.40 | ×0.75 | 15.0% | 12.50 | 60µs | 2.30 |",
-		"| slack-0 | timerslack=0 | 0s | ×1.02 | ×1.05 | 26.0% | 131.94 | 0s | 2.11 | ×1.01 |",
-		"| slack-1ms | timerslack=1ms | 1ms | ×0.20 | ×0.60 | 20.0% | 9.09 | 1ms | 3.60 | ×0.25 |",
-		"| slack-12.5pct | timerslack=12.5% | 1.25ms | ×0.15 | ×0.55 | 22.0% | 8.42 | 65µs | 2.25 | ×0.50 |",
+		"| heap | - | 0s | ×1.00 | ×1.00 | 88.9% | 180.30 | 0s | 2.20 | ×1.00 |",
+		"| slack | - | 982.3µs | ×1.22 | ×1.06 | 42.0% | 1.36 | 126.1µs | 1.24 | ×4.85 |",
+		"| slack-0 | timerslack=0 | 0s | ×1.42 | ×1.08 | 48.3% | 150.20 | 0s | 2.21 | ×0.91 |",
+		"| slack-1ms | timerslack=1ms | 983µs | ×1.11 | ×1.16 | 37.4% | 1.39 | 983µs | 2.21 | ×0.96 |",
+		"| slack-12.5pct | timerslack=12.5% | 1.17ms | ×1.04 | ×0.97 | 45.1% | 1.25 | 63.5µs | 1.15 | ×5.08 |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("slack targets lack %q:\n%s", want, b.String())
@@ -75,8 +75,8 @@ func TestVsSlackCharts(t *testing.T) {
 		return pts
 	}
 	wakeups := points("staggeredtickers-timer-wakeups-vs-slack.svg")
-	for v, want := range map[string]plotter.XY{"heap": {X: 0, Y: 700}, "slack": {X: 250, Y: 320},
-		"slack-1ms": {X: 1000, Y: 110}, "slack-12.5pct": {X: 1250, Y: 95}} {
+	for v, want := range map[string]plotter.XY{"heap": {X: 0, Y: 533.3}, "slack": {X: 982.306, Y: 610},
+		"slack-1ms": {X: 983.04, Y: 490.4}, "slack-12.5pct": {X: 1170.018, Y: 468.6}} {
 		if got := wakeups[v]; !near(got, want) {
 			t.Errorf("tickers timer wakeups: %s at %v, want %v", v, got, want)
 		}
@@ -84,11 +84,11 @@ func TestVsSlackCharts(t *testing.T) {
 	if _, ok := wakeups["upstream"]; ok {
 		t.Error("upstream, without timer metrics, is on the timer wakeups chart")
 	}
-	if got := points("staggeredtickers-vcsw-vs-slack.svg")["upstream"]; !near(got, plotter.XY{X: 0, Y: 2100}) {
-		t.Errorf("tickers vcsw: upstream at %v, want (0, 2100)", got)
+	if got := points("staggeredtickers-vcsw-vs-slack.svg")["upstream"]; !near(got, plotter.XY{X: 0, Y: 1879}) {
+		t.Errorf("tickers vcsw: upstream at %v, want (0, 1879)", got)
 	}
-	if got := points("submssleep-late-p99-vs-slack.svg")["slack-12.5pct"]; !near(got, plotter.XY{X: 65, Y: 2750}) {
-		t.Errorf("sleeps p99 lateness: slack-12.5pct at %v, want (65µs, 2750µs)", got)
+	if got := points("submssleep-late-p99-vs-slack.svg")["slack-12.5pct"]; !near(got, plotter.XY{X: 63.514, Y: 4593.136}) {
+		t.Errorf("sleeps p99 lateness: slack-12.5pct at %v, want (63.514µs, 4593.136µs)", got)
 	}
 	for _, file := range []string{"staggeredtickers-cpu-vs-slack.svg", "staggeredtickers-late-p50-vs-slack.svg",
 		"staggeredtickers-coalesce-eff-vs-slack.svg", "submssleep-timer-wakeups-vs-slack.svg", "submssleep-vcsw-vs-slack.svg"} {
