@@ -36,24 +36,65 @@ func stopAll(timers []*time.Timer) {
 	}
 }
 
-// BenchmarkCostVsN times AfterFunc+Stop of a timer due within the range of N live timers.
+// liveSizes are the numbers of long timers live in the cost-vs-N benchmarks.
+var liveSizes = []struct {
+	name string
+	n    int
+}{{"1K", 1e3}, {"100K", 1e5}, {"1M", 1e6}, {"4M", 4e6}}
+
+// BenchmarkCostVsN times AfterFunc+Stop of a timer due within the range of N live timers, one to
+// two hours away: among the heap's far leaves, the heap's best case (an insert rarely sifts up, and
+// the stopped timer is trimmed off the heap's tail by the next insert).
 func BenchmarkCostVsN(b *testing.B) {
-	for _, size := range []struct {
-		name string
-		n    int
-	}{{"1K", 1e3}, {"100K", 1e5}, {"1M", 1e6}, {"4M", 4e6}} {
+	benchAfterFuncStop(b, time.Hour)
+}
+
+// BenchmarkTimeoutVsN times AfterFunc+Stop of a timeout due in one to two seconds, before every
+// one of N live timers due in one to two hours: a request timeout on a server holding idle
+// connections. In the heap the timeout sifts up to the top levels and leaves a zombie there; in
+// the wheel it is a slot push and unlink whatever N is.
+func BenchmarkTimeoutVsN(b *testing.B) {
+	benchAfterFuncStop(b, time.Second)
+}
+
+// benchAfterFuncStop times AfterFunc+Stop of a timer due in [base, 2*base) with each of liveSizes
+// long timers live.
+func benchAfterFuncStop(b *testing.B, base time.Duration) {
+	for _, size := range liveSizes {
 		b.Run("N="+size.name, func(b *testing.B) {
 			live := startLong(size.n)
 			defer stopAll(live)
 			var delays [1024]time.Duration
 			for i := range delays {
-				delays[i] = time.Hour + rand.N(time.Hour)
+				delays[i] = base + rand.N(base)
 			}
 			runtime.GC()
 			i := 0
 			for b.Loop() {
 				time.AfterFunc(delays[i%len(delays)], nop).Stop()
 				i++
+			}
+		})
+	}
+}
+
+// timerSized is as large as the timer AfterFunc allocates upstream (time.Timer and its runtime
+// timer: 112 bytes).
+type timerSized [14]uintptr
+
+var sink *timerSized
+
+// BenchmarkAllocVsN times what AfterFunc+Stop costs besides the timer set: allocating a
+// timer-sized object, and the garbage collection that allocation drives, while N timers are
+// live. It is the floor under CostVsN and TimeoutVsN, which no timer set can go below.
+func BenchmarkAllocVsN(b *testing.B) {
+	for _, size := range liveSizes {
+		b.Run("N="+size.name, func(b *testing.B) {
+			live := startLong(size.n)
+			defer stopAll(live)
+			runtime.GC()
+			for b.Loop() {
+				sink = new(timerSized)
 			}
 		})
 	}

@@ -63,26 +63,33 @@ func (r *Report) charts() []savedChart {
 	return charts
 }
 
-var costVsNName = regexp.MustCompile(`^CostVsN/N=(\d+)([KM]?)(-\d+)?$`)
+var vsNName = regexp.MustCompile(`^(CostVsN|TimeoutVsN|AllocVsN)/N=(\d+)([KM]?)(-\d+)?$`)
 
-// costVsN charts AfterFunc+Stop cost against the number of live timers.
+// costVsN charts AfterFunc+Stop cost against the number of live timers: one line per variant and
+// benchmark (CostVsN, TimeoutVsN, and their floor AllocVsN).
 func (r *Report) costVsN() savedChart {
 	c := plots.Chart{Title: "AfterFunc+Stop cost vs live timers", X: "live timers (N)", Y: "ns/op",
 		LogX: true, LogY: true, LegendLeft: true}
-	for _, v := range r.Variants {
-		s := plots.Series{Name: v}
-		for _, k := range r.keys(timersPkg, "sec/op") {
-			m := costVsNName.FindStringSubmatch(k.Name)
-			if m == nil {
-				continue
+	for _, bench := range []string{"CostVsN", "TimeoutVsN", "AllocVsN"} {
+		for _, v := range r.Variants {
+			s := plots.Series{Name: v + " " + bench}
+			for _, k := range r.keys(timersPkg, "sec/op") {
+				m := vsNName.FindStringSubmatch(k.Name)
+				if m == nil || m[1] != bench {
+					continue
+				}
+				if sum, ok := r.Index.Summary(k, v); ok {
+					s.Points = append(s.Points, plotter.XY{X: sizeOf(m[2], m[3]), Y: sum.Center * 1e9})
+				}
 			}
-			if sum, ok := r.Index.Summary(k, v); ok {
-				s.Points = append(s.Points, plotter.XY{X: sizeOf(m[1], m[2]), Y: sum.Center * 1e9})
+			if len(s.Points) > 0 {
+				c.Series = append(c.Series, s)
 			}
 		}
-		c.Series = append(c.Series, s)
 	}
-	return savedChart{File: "cost-vs-n.svg", Chart: c}
+	return savedChart{File: "cost-vs-n.svg", Chart: c,
+		Note: "CostVsN: a timer due among the live ones; TimeoutVsN: a timeout due before all of them; " +
+			"AllocVsN: allocating a timer-sized object with no timer, the floor under both."}
 }
 
 // latenessCDF charts the distribution of wakeup lateness of workload from its quantile metrics.

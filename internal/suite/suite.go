@@ -183,6 +183,9 @@ func quickSets() []Set {
 	}
 }
 
+// timersBenchmarks are the benchmarks of bench/timers.
+var timersBenchmarks = []string{"CostVsN", "TimeoutVsN", "AllocVsN", "Burst"}
+
 // timersSet is the cost-vs-N and burst workload; quick selects the small sizes.
 func timersSet(quick, benchtime string) Set {
 	sizes := "^(N=(1K|100K|1M|4M)|timers=1M)$"
@@ -190,9 +193,10 @@ func timersSet(quick, benchtime string) Set {
 		sizes = "^(N=(1K|100K)|timers=100K)$"
 	}
 	return Set{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
-		Bench: anyOf("CostVsN", "Burst") + "/" + sizes, Expect: []string{"CostVsN", "Burst"},
+		Bench: anyOf(timersBenchmarks...) + "/" + sizes, Expect: timersBenchmarks,
 		Benchtime: benchtime,
-		About:     "AfterFunc+Stop cost with N long timers live; a burst of timers, most cancelled"}
+		About: "AfterFunc+Stop cost with N long timers live, of a timer due among them and of a " +
+			"timeout due before them, and the allocation floor under both; a burst of timers, most cancelled"}
 }
 
 func wakeupsSet(benchtime string) Set {

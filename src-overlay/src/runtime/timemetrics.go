@@ -31,7 +31,8 @@
 //     stores: the timer paths take no atomic for statistics. A timer event
 //     is counted on the P running the code that caused it, which need not
 //     be the P whose set holds the timer (Stop from another P, timer
-//     stealing), so only sums over Ps mean anything.
+//     stealing), so only sums over Ps mean anything. Every counting
+//     caller holds a P (timerStatsHere), so counting takes no nil test.
 //   - Readers fold every P's counts under sched.lock, which keeps allp
 //     still, as schedStatsAggregate does for p.goroutinesCreated. A count
 //     read while its P runs may be a few events stale.
@@ -57,12 +58,12 @@ import (
 
 // timerStats are one P's timer counts. See the invariants above.
 type timerStats struct {
-	lateness  timerLateHist // fired is its total
 	started   uint64
 	stopped   uint64
 	moved     uint64
 	coalesced uint64
 	cascades  uint64
+	lateness  timerLateHist // fired is its total
 	slack     timerHist
 }
 
@@ -103,65 +104,32 @@ var timerStatsRetired struct {
 // timerWakeups counts netpoll sleeps ended by a timer falling due.
 var timerWakeups atomic.Uint64
 
-// A pTimerStats is a P seen as its timer counts. Its count methods accept
-// nil, for a caller that holds no P: one nil test, on the P itself.
-type pTimerStats p
-
-// timerStatsHere returns the counts of the P running the caller, or nil
-// when the caller holds no P.
+// timerStatsHere returns the timer counts of the P running the caller.
+// Every caller holds a P: the counts are taken on goroutines (time.Timer's
+// methods, Sleep, netpoll deadlines, the scavenger's and the tracer's
+// sleeps), in check and its cascades, which run in the scheduler on a P,
+// and in take, which procresize calls on the P it keeps. maybeAdd makes the
+// same assumption. A caller without a P would fault here on the nil P
+// rather than lose a count, so the hot paths pay no nil test. modify and
+// stop, the hottest, spell the same expression out
+// (getg().m.p.ptr().timerStats), which leaves the compiler no inline mark
+// to keep as a NOP: a start costs the test of pending, two loads and an
+// increment, and a stop the same with the test made an add of 0 or 1.
 //
 //go:nosplit
-func timerStatsHere() *pTimerStats {
-	return (*pTimerStats)(getg().m.p.ptr())
-}
-
-//go:nosplit
-func (pp *pTimerStats) countStarted() {
-	if pp != nil {
-		pp.timerStats.started++
-	}
-}
-
-//go:nosplit
-func (pp *pTimerStats) countStopped() {
-	if pp != nil {
-		pp.timerStats.stopped++
-	}
-}
-
-//go:nosplit
-func (pp *pTimerStats) countMoved() {
-	if pp != nil {
-		pp.timerStats.moved++
-	}
-}
-
-//go:nosplit
-func (pp *pTimerStats) countCascaded() {
-	if pp != nil {
-		pp.timerStats.cascades++
-	}
-}
-
-// countSlack counts one timer armed with slack nanoseconds of slack.
-//
-//go:nosplit
-func (pp *pTimerStats) countSlack(slack int64) {
-	if pp != nil {
-		pp.timerStats.slack.record(slack)
-	}
+func timerStatsHere() *timerStats {
+	return &getg().m.p.ptr().timerStats
 }
 
 // countTimerFired counts one firing that ran late by lateness nanoseconds,
 // and coalesced if it came before the timer's hard deadline, on the P
-// running the caller. unlockAndRun, its only caller, always runs holding a
-// P (its race annotations use that P too). This is the firing path's only
-// statistics cost: a bit-length and an increment (without slack,
-// coalesced is the constant false).
+// running the caller (unlockAndRun, whose race annotations use that P
+// too). This is the firing path's only statistics cost: a bit-length and
+// an increment (without slack, coalesced is the constant false).
 //
 //go:nosplit
 func countTimerFired(lateness int64, coalesced bool) {
-	s := &getg().m.p.ptr().timerStats
+	s := timerStatsHere()
 	s.lateness[sys.Len64(uint64(lateness)|1)-1]++ // see timerLateHist
 	if coalesced {
 		s.coalesced++
@@ -186,11 +154,7 @@ func (h *timerHist) record(d int64) {
 // Called from (*p).destroy, with the world stopped.
 func (s *timerStats) retire() {
 	r := &timerStatsRetired
-	for i, n := range s.lateness {
-		if n != 0 {
-			r.lateness[i].Add(int64(n))
-		}
-	}
+	s.lateness.retire(&r.lateness)
 	r.started.Add(int64(s.started))
 	r.stopped.Add(int64(s.stopped))
 	r.moved.Add(int64(s.moved))
@@ -198,6 +162,15 @@ func (s *timerStats) retire() {
 	r.cascades.Add(int64(s.cascades))
 	s.slack.retire(&r.slack)
 	*s = timerStats{}
+}
+
+// retire adds h's counts to r.
+func (h *timerLateHist) retire(r *[timerLateBuckets]atomic.Uint64) {
+	for i, n := range h {
+		if n != 0 {
+			r[i].Add(int64(n))
+		}
+	}
 }
 
 // retire adds h's counts to r.
@@ -223,9 +196,7 @@ type timerStatsAggregate struct {
 // compute populates a from the retired counts and every P's.
 func (a *timerStatsAggregate) compute() {
 	r := &timerStatsRetired
-	for i := range a.lateness {
-		a.lateness[i] = r.lateness[i].Load()
-	}
+	a.lateness.load(&r.lateness)
 	a.started = r.started.Load()
 	a.stopped = r.stopped.Load()
 	a.moved = r.moved.Load()
@@ -254,15 +225,27 @@ func (a *timerStatsAggregate) compute() {
 
 // add adds one P's counts to a.
 func (a *timerStatsAggregate) add(s *timerStats) {
-	for i, n := range s.lateness {
-		a.lateness[i] += n
-	}
+	a.lateness.add(&s.lateness)
 	a.started += s.started
 	a.stopped += s.stopped
 	a.moved += s.moved
 	a.coalesced += s.coalesced
 	a.cascades += s.cascades
 	a.slack.add(&s.slack)
+}
+
+// load sets h to the counts of r.
+func (h *timerLateHist) load(r *[timerLateBuckets]atomic.Uint64) {
+	for i := range h {
+		h[i] = r[i].Load()
+	}
+}
+
+// add adds the counts of o to h.
+func (h *timerLateHist) add(o *timerLateHist) {
+	for i, n := range o {
+		h[i] += n
+	}
 }
 
 // load sets h to the counts of r.

@@ -180,7 +180,7 @@ func (t *timer) slackArm(now int64) int64 {
 		}
 		if slack := spec.slack(t.when, now); slack > 0 {
 			t.slack.off = uint32(slack)
-			timerStatsHere().countSlack(slack)
+			timerStatsHere().slack.record(slack)
 		}
 	}
 	return t.deadline()

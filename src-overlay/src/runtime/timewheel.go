@@ -60,6 +60,7 @@ package runtime
 
 import (
 	"internal/goarch"
+	"internal/goexperiment"
 	"internal/runtime/atomic"
 	"internal/runtime/sys"
 	"unsafe"
@@ -138,8 +139,8 @@ func (w *timerWheel) level(when int64) int {
 	if when>>wheelTickShift <= w.cursor>>wheelTickShift {
 		return -1
 	}
-	msb := sys.Len64(uint64(when^w.cursor)) - 1
-	return (msb - wheelTickShift) / wheelSlotBits
+	msb := sys.Len64(uint64(when^w.cursor)) - 1 // >= wheelTickShift, by the test above
+	return int(uint(msb-wheelTickShift) / wheelSlotBits)
 }
 
 // slotIndex returns the slot of level in which a timer with this when belongs.
@@ -171,6 +172,13 @@ func (w *timerWheel) first() (level, s int) {
 // the least slotMin seen. Without slack, deadlines are whens and that is
 // the earliest slot: the bound is its slotMin.
 func (w *timerWheel) wakeBound() int64 {
+	if !goexperiment.TimerSlack {
+		level, s := w.first()
+		if level < 0 {
+			return 0
+		}
+		return w.slotMin[level][s]
+	}
 	bound := int64(0)
 	for level, bits := range w.occupied {
 		for ; bits != 0; bits &= bits - 1 {
@@ -458,7 +466,7 @@ func (ts *timers) wheelCascade(level, s int) {
 		t.state &^= timerWheeled
 		ts.wheelPlace(t)
 		t.unlock()
-		timerStatsHere().countCascaded()
+		timerStatsHere().cascades++
 		t = next
 	}
 }
@@ -515,7 +523,7 @@ func (ts *timers) wheelTake(src *timers) {
 					t.state &^= timerModified
 					t.ts = nil
 					ts.addHeap(t)
-					timerStatsHere().countMoved()
+					timerStatsHere().moved++
 				}
 				t = next
 			}
