@@ -63,14 +63,17 @@ func (r *Report) charts() []savedChart {
 	return charts
 }
 
-var vsNName = regexp.MustCompile(`^(CostVsN|TimeoutVsN|AllocVsN)/N=(\d+)([KM]?)(-\d+)?$`)
+// vsNBenchmarks are the benchmarks of bench/timers charted against N, in legend order.
+var vsNBenchmarks = []string{"CostVsN", "TimeoutVsN", "AllocVsN"}
+
+var vsNName = regexp.MustCompile(`^(` + strings.Join(vsNBenchmarks, "|") + `)/N=(\d+)([KM]?)(-\d+)?$`)
 
 // costVsN charts AfterFunc+Stop cost against the number of live timers: one line per variant and
 // benchmark (CostVsN, TimeoutVsN, and their floor AllocVsN).
 func (r *Report) costVsN() savedChart {
 	c := plots.Chart{Title: "AfterFunc+Stop cost vs live timers", X: "live timers (N)", Y: "ns/op",
 		LogX: true, LogY: true, LegendLeft: true}
-	for _, bench := range []string{"CostVsN", "TimeoutVsN", "AllocVsN"} {
+	for _, bench := range vsNBenchmarks {
 		for _, v := range r.Variants {
 			s := plots.Series{Name: v + " " + bench}
 			for _, k := range r.keys(timersPkg, "sec/op") {
