@@ -1,5 +1,6 @@
-// Package timers measures the cost of timer operations against the number of live timers, and a
-// burst of timers most of which are cancelled before they fire.
+// Package timers measures the cost of timer operations against the number of live timers, a
+// burst of timers most of which are cancelled before they fire, and the cost of timers that all
+// fire.
 package timers
 
 import (
@@ -7,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -149,4 +151,60 @@ func waitFired(b *testing.B, fired *atomic.Int64, want int64) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// firingSizes are the numbers of timers that BenchmarkFireAll lets expire.
+var firingSizes = []struct {
+	name string
+	n    int
+}{{"100K", 1e5}, {"1M", 1e6}}
+
+// BenchmarkFireAll is the firing cost: N timers started in random order, due at instants spread
+// evenly over one second, all left to fire; one op is one round, done when the last has fired.
+// cpu-ns/timer is the process's CPU time per timer (user + system, from getrusage), read from the
+// OS so that it counts the timer set's work wherever it runs: in the goroutine that starts the
+// timers, in the scheduler and on the Ps that run them, and in the collector.
+func BenchmarkFireAll(b *testing.B) {
+	for _, size := range firingSizes {
+		b.Run("timers="+size.name, func(b *testing.B) { fireAll(b, size.n) })
+	}
+}
+
+func fireAll(b *testing.B, n int) {
+	delays := make([]time.Duration, n)
+	for i, k := range rand.Perm(n) {
+		delays[i] = time.Duration(k) * time.Second / time.Duration(n)
+	}
+	var fired atomic.Int64
+	var last chan struct{}
+	onFire := func() {
+		if fired.Add(1) == int64(n) {
+			close(last)
+		}
+	}
+	var cpu time.Duration
+	for b.Loop() {
+		fired.Store(0)
+		last = make(chan struct{})
+		before := cpuTime(b)
+		for _, d := range delays {
+			time.AfterFunc(d, onFire)
+		}
+		select {
+		case <-last:
+		case <-time.After(11 * time.Second):
+			b.Fatalf("%d of %d timers fired within 10 s of the last deadline", fired.Load(), n)
+		}
+		cpu += cpuTime(b) - before
+	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/timer")
+}
+
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -10,6 +10,14 @@ package runtime
 
 const TimerWheelTickShift = wheelTickShift
 
+// SetTimerWheelSlotMax sets the most timers a wheel slot holds and returns
+// the previous limit.
+func SetTimerWheelSlotMax(n int) int {
+	old := wheelSlotMax
+	wheelSlotMax = n
+	return old
+}
+
 // A TimerWheelModel is a timers set that belongs to no P, with timers
 // numbered 0..n-1, driven by a test one operation at a time.
 type TimerWheelModel struct {
@@ -106,6 +114,24 @@ func (m *TimerWheelModel) Len() (n, wheel int) {
 	m.ts.lock()
 	defer m.ts.unlock()
 	return len(m.ts.heap) + m.ts.wheel.n, m.ts.wheel.n
+}
+
+// HeapBeyondHorizon returns the number of live, unmodified timers in the
+// heap that are due beyond the near horizon: timers that belong in the
+// wheel but found their slot full, or that adjust re-sorted in the heap.
+func (m *TimerWheelModel) HeapBeyondHorizon() int {
+	m.ts.lock()
+	defer m.ts.unlock()
+	n := 0
+	for _, tw := range m.ts.heap {
+		t := tw.timer
+		t.lock()
+		if t.state&(timerZombie|timerModified) == 0 && m.ts.wheel.level(t.when) >= 0 {
+			n++
+		}
+		t.unlock()
+	}
+	return n
 }
 
 // Verify checks the heap's and the wheel's invariants.

@@ -59,11 +59,9 @@
 package runtime
 
 import (
-	"internal/goarch"
 	"internal/goexperiment"
 	"internal/runtime/atomic"
 	"internal/runtime/sys"
-	"unsafe"
 )
 
 const (
@@ -85,22 +83,44 @@ func wheelShift(level int) uint {
 	return wheelTickShift + uint(level)*wheelSlotBits
 }
 
-// A timerWheelLink links a timer into a slot list. The list is intrusive,
-// so adding and removing a timer allocates nothing.
-type timerWheelLink struct {
-	next *timer
+// A slot holds its timers in an array, in no order, and each timer records
+// its position there (timer.wheelPos), so a timer is added by appending it
+// and removed by moving the slot's last timer into its place: O(1), with
+// no allocation but the array's amortised growth. An array rather than a
+// list threaded through the timers keeps the wheel out of the garbage
+// collector's way: a timer holds no pointer to another timer, so marking
+// the wheel is scanning arrays, as marking the heap is, not chasing a
+// chain of dependent loads through millions of timers; and a timer has no
+// link fields, so time.Timer stays the size it is upstream.
 
-	// pprev is the address of the *timer that points to this timer: a slot
-	// head or the previous timer's next. It is a uintptr, not a pointer, to
-	// save write barriers: what it points into is reachable anyway (the
-	// timers set, or a timer on the same list), and timers are never on a
-	// stack, so it does not move.
-	pprev uintptr
+// A timerWheelPos is where a timer is in its wheel: the slot's number,
+// level*wheelSlots+s, in the low wheelSlotIDBits bits, and the timer's
+// index in the slot's array above them. It is protected by the lock of the
+// timers holding the timer, not by the timer's lock: moving another
+// timer into a freed place rewrites that timer's position.
+type timerWheelPos uint32
+
+const (
+	wheelSlotIDBits = 9 // log2(wheelLevels * wheelSlots)
+
+	// wheelSlotKeep is the largest array a slot keeps for reuse when it
+	// empties; a larger one goes to the garbage collector, so the arrays
+	// of a wheel hold about what its timers need, not what they once did.
+	wheelSlotKeep = 64
+)
+
+// wheelSlotMax is the most timers a slot holds, the most its index can
+// count. A timer that belongs in a full slot goes to the heap instead.
+// It is a variable so that tests can lower it.
+var wheelSlotMax = 1 << (32 - wheelSlotIDBits)
+
+func makeWheelPos(level, s, i int) timerWheelPos {
+	return timerWheelPos(i<<wheelSlotIDBits | level*wheelSlots | s)
 }
 
-// prevNext returns the *timer that points to t in its slot list.
-func (l *timerWheelLink) prevNext() **timer {
-	return (**timer)(unsafe.Pointer(l.pprev))
+// get returns the level, slot and index of p.
+func (p timerWheelPos) get() (level, s, i int) {
+	return int(p>>wheelSlotBits) & (wheelLevels - 1), int(p) & (wheelSlots - 1), int(p >> wheelSlotIDBits)
 }
 
 // A timerWheel holds the far timers of a timers set. All fields but minWhen
@@ -122,7 +142,9 @@ type timerWheel struct {
 	// occupied[k] has bit s set if and only if slots[k][s] is not empty.
 	occupied [wheelLevels]uint64
 
-	slots [wheelLevels][wheelSlots]*timer
+	// slots[k][s] holds the timers of slot s of level k, in no order:
+	// slots[k][s][i] has wheelPos makeWheelPos(k, s, i).
+	slots [wheelLevels][wheelSlots][]*timer
 
 	// slotMin[k][s] is the least deadline linked into slots[k][s] since
 	// the slot was last empty, or 0 if it is empty: a lower bound on the
@@ -211,15 +233,11 @@ func (ts *timers) wheelMinWhen(when int64) int64 {
 }
 
 // wheelAdd puts t, which addHeap has just given to ts, into the wheel if it
-// belongs there, and reports whether it did.
+// belongs there and its slot is not full, and reports whether it did.
 // The caller must hold ts's lock (or the world is stopped) and t's lock.
 func (ts *timers) wheelAdd(t *timer) bool {
 	level := ts.wheelLevelOf(t)
-	if level < 0 {
-		return false
-	}
-	ts.wheelLink(t, level)
-	return true
+	return level >= 0 && ts.wheelLink(t, level)
 }
 
 // wheelLevelOf returns the wheel level at which t belongs, or -1 if it
@@ -232,20 +250,20 @@ func (ts *timers) wheelLevelOf(t *timer) int {
 	return ts.wheel.level(t.when)
 }
 
-// wheelLink pushes t onto its slot of level and lowers the slot's slotMin
+// wheelLink appends t to its slot of level and lowers the slot's slotMin
 // and minWhen to t's deadline if it is earlier, which keeps minWhen equal
-// to wakeBound. The caller holds ts's and t's locks.
-func (ts *timers) wheelLink(t *timer, level int) {
+// to wakeBound. It reports false, linking nothing, if the slot is full.
+// The caller holds ts's and t's locks.
+func (ts *timers) wheelLink(t *timer, level int) bool {
 	w := &ts.wheel
 	s := slotIndex(t.when, level)
-	key := t.deadline()
-	head := &w.slots[level][s]
-	t.wl.next = *head
-	if *head != nil {
-		(*head).wl.pprev = uintptr(unsafe.Pointer(&t.wl.next))
+	slot := &w.slots[level][s]
+	if len(*slot) >= wheelSlotMax {
+		return false
 	}
-	t.wl.pprev = uintptr(unsafe.Pointer(head))
-	*head = t
+	key := t.deadline()
+	t.wheelPos = makeWheelPos(level, s, len(*slot))
+	*slot = append(*slot, t)
 	w.occupied[level] |= 1 << s
 	w.n++
 	t.state |= timerWheeled
@@ -255,29 +273,44 @@ func (ts *timers) wheelLink(t *timer, level int) {
 	if m := w.minWhen.Load(); m == 0 || key < m {
 		w.minWhen.Store(key)
 	}
+	return true
 }
 
-// wheelUnlink takes t out of its slot in O(1), clearing the slot's bit if
-// the slot becomes empty, and reports whether it did. It leaves minWhen
-// alone: the caller raises it (wheelRaiseMin) once t is wherever it goes.
-// The caller holds ts's and t's locks.
+// wheelUnlink takes t out of its slot in O(1), moving the slot's last
+// timer into t's place, and reports whether the slot became empty. It
+// leaves minWhen alone: the caller raises it (wheelRaiseMin) once t is
+// wherever it goes. The caller holds ts's and t's locks.
 func (ts *timers) wheelUnlink(t *timer) (emptied bool) {
 	w := &ts.wheel
-	next := t.wl.next
-	*t.wl.prevNext() = next
-	if next != nil {
-		next.wl.pprev = t.wl.pprev
-	} else if i := t.wl.pprev - uintptr(unsafe.Pointer(&w.slots)); i < unsafe.Sizeof(w.slots) {
-		// t was alone in slot i.
-		i /= goarch.PtrSize
-		w.occupied[i/wheelSlots] &^= 1 << (i % wheelSlots)
-		w.slotMin[i/wheelSlots][i%wheelSlots] = 0
-		emptied = true
+	level, s, i := t.wheelPos.get()
+	slot := w.slots[level][s]
+	last := len(slot) - 1
+	if i != last {
+		moved := slot[last]
+		slot[i] = moved
+		moved.wheelPos = makeWheelPos(level, s, i)
 	}
-	t.wl = timerWheelLink{}
+	slot[last] = nil
+	w.slots[level][s] = slot[:last]
+	if last == 0 {
+		w.emptySlot(level, s)
+	}
+	t.wheelPos = 0
 	t.state &^= timerWheeled
 	w.n--
-	return emptied
+	return last == 0
+}
+
+// emptySlot marks slot s of level, whose timers are gone, empty, and keeps
+// its array for reuse only if it is small (wheelSlotKeep).
+func (w *timerWheel) emptySlot(level, s int) {
+	w.occupied[level] &^= 1 << s
+	w.slotMin[level][s] = 0
+	if cap(w.slots[level][s]) > wheelSlotKeep {
+		w.slots[level][s] = nil
+	} else {
+		w.slots[level][s] = w.slots[level][s][:0]
+	}
 }
 
 // wheelRaiseMin sets minWhen to wakeBound after timers left the wheel. Raising it is safe only once those timers are
@@ -391,16 +424,14 @@ func (ts *timers) wheelFix(t *timer) {
 }
 
 // wheelMoveMin moves ts.heap[0], the timer t just moved later by
-// updateHeap, into the wheel if its new when is beyond the near horizon,
-// and reports whether it did. The caller holds ts's and t's locks.
+// updateHeap, into the wheel if its new when is beyond the near horizon
+// and its slot is not full, and reports whether it did. The caller holds ts's and t's locks.
 func (ts *timers) wheelMoveMin(t *timer) bool {
-	level := ts.wheelLevelOf(t)
-	if level < 0 {
-		return false
-	}
 	// Link first, then delete from the heap: wakeTime loads minWhenHeap
 	// before wheel.minWhen, so it sees t in at least one of them.
-	ts.wheelLink(t, level)
+	if !ts.wheelAdd(t) {
+		return false
+	}
 	ts.deleteMin()
 	t.ts = ts
 	return true
@@ -451,23 +482,23 @@ func (ts *timers) wheelAdvance(now int64) {
 
 // wheelCascade empties slot s of level, which starts at the cursor,
 // re-placing each of its timers below level or in the heap, and counts
-// each as a cascade. The caller holds ts's lock.
+// each as a cascade. No timer goes back into this slot: relative to the
+// cursor, which is the slot's start, a timer's slot at this level would
+// come after it. So the slot's array, which emptySlot may keep for reuse,
+// is not appended to while it is walked. The caller holds ts's lock.
 func (ts *timers) wheelCascade(level, s int) {
 	w := &ts.wheel
-	t := w.slots[level][s]
-	w.slots[level][s] = nil
-	w.occupied[level] &^= 1 << s
-	w.slotMin[level][s] = 0
-	for t != nil {
-		next := t.wl.next
-		t.wl = timerWheelLink{}
+	slot := w.slots[level][s]
+	w.emptySlot(level, s)
+	for i, t := range slot {
+		slot[i] = nil
 		w.n--
 		t.lock()
+		t.wheelPos = 0
 		t.state &^= timerWheeled
 		ts.wheelPlace(t)
 		t.unlock()
 		timerStatsHere().cascades++
-		t = next
 	}
 }
 
@@ -486,8 +517,11 @@ func (ts *timers) wheelSweep() {
 	w := &ts.wheel
 	for level := range w.occupied {
 		for bits := w.occupied[level]; bits != 0; bits &= bits - 1 {
-			for t := w.slots[level][sys.TrailingZeros64(bits)]; t != nil; {
-				next := t.wl.next
+			// Walk the slot from its end: unlinking the timer at i moves
+			// one from a place already visited into i.
+			slot := w.slots[level][sys.TrailingZeros64(bits)]
+			for i := len(slot) - 1; i >= 0; i-- {
+				t := slot[i]
 				if t.astate.Load()&timerZombie != 0 {
 					t.lock()
 					if t.state&timerZombie != 0 {
@@ -496,7 +530,6 @@ func (ts *timers) wheelSweep() {
 					}
 					t.unlock()
 				}
-				t = next
 			}
 		}
 	}
@@ -513,9 +546,8 @@ func (ts *timers) wheelTake(src *timers) {
 	for level := range w.occupied {
 		for bits := w.occupied[level]; bits != 0; bits &= bits - 1 {
 			s := sys.TrailingZeros64(bits)
-			for t := w.slots[level][s]; t != nil; {
-				next := t.wl.next
-				t.wl = timerWheelLink{}
+			for _, t := range w.slots[level][s] {
+				t.wheelPos = 0
 				t.state &^= timerWheeled
 				if t.state&timerZombie != 0 {
 					src.wheelDrop(t)
@@ -525,7 +557,6 @@ func (ts *timers) wheelTake(src *timers) {
 					ts.addHeap(t)
 					timerStatsHere().moved++
 				}
-				t = next
 			}
 			w.slots[level][s] = nil
 			w.slotMin[level][s] = 0
@@ -545,13 +576,16 @@ func (ts *timers) wheelVerify() {
 	n := 0
 	for level := range w.slots {
 		for s := range w.slots[level] {
-			head := &w.slots[level][s]
-			if (*head != nil) != (w.occupied[level]&(1<<s) != 0) {
-				print("wheel level ", level, " slot ", s, ": occupied bit does not match list\n")
+			slot := w.slots[level][s]
+			if (len(slot) != 0) != (w.occupied[level]&(1<<s) != 0) {
+				print("wheel level ", level, " slot ", s, ": occupied bit does not match its ", len(slot), " timers\n")
 				throw("bad timer wheel")
 			}
+			if len(slot) > wheelSlotMax {
+				throw("bad timer wheel slot length")
+			}
 			start, slotMin := int64(0), w.slotMin[level][s]
-			if *head != nil {
+			if len(slot) != 0 {
 				start = w.slotStart(level, s)
 				if start <= w.cursor || slotMin < start {
 					print("wheel level ", level, " slot ", s, " start ", start, " slotMin ", slotMin, " cursor ", w.cursor, "\n")
@@ -560,12 +594,11 @@ func (ts *timers) wheelVerify() {
 			} else if slotMin != 0 {
 				throw("bad timer wheel slotMin of an empty slot")
 			}
-			pprev := uintptr(unsafe.Pointer(head))
-			for t := *head; t != nil; t = t.wl.next {
+			for i, t := range slot {
 				n++
 				t.lock()
-				if t.ts != ts || t.wl.pprev != pprev || t.state&(timerHeaped|timerWheeled) != timerHeaped|timerWheeled {
-					throw("bad timer wheel link")
+				if t.ts != ts || t.wheelPos != makeWheelPos(level, s, i) || t.state&(timerHeaped|timerWheeled) != timerHeaped|timerWheeled {
+					throw("bad timer wheel position")
 				}
 				if t.state&timerZombie == 0 && (t.when < start || t.deadline() < slotMin) {
 					print("wheel timer when ", t.when, " deadline ", t.deadline(), " before its slot's start ", start, " or slotMin ", slotMin, "\n")
@@ -576,7 +609,6 @@ func (ts *timers) wheelVerify() {
 					throw("bad timer wheel slot")
 				}
 				t.unlock()
-				pprev = uintptr(unsafe.Pointer(&t.wl.next))
 			}
 		}
 	}

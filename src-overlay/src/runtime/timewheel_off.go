@@ -10,7 +10,7 @@
 
 package runtime
 
-type timerWheelLink struct{}
+type timerWheelPos struct{}
 
 type timerWheel struct{}
 

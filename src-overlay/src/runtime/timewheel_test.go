@@ -21,12 +21,13 @@ import (
 
 const maxWhen = 1<<63 - 1
 
-// TestTimerWheelSize checks the memory promise: the wheel's link adds 16
-// bytes to a time.Timer, which stays within the 128-byte size class, what
-// the heap uses per timer counting its 16-byte heap slot.
+// TestTimerWheelSize checks the memory promise: the wheel's position fills
+// padding, so a time.Timer stays in upstream's 112-byte size class, and a
+// wheel timer costs that plus its 8-byte entry in a slot's array, where a
+// heap timer costs that plus its 16-byte heap entry.
 func TestTimerWheelSize(t *testing.T) {
-	if size := unsafe.Sizeof(TimeTimer{}); size > 128 {
-		t.Errorf("time.Timer in the runtime takes %d bytes, want <= 128", size)
+	if size := unsafe.Sizeof(TimeTimer{}); size > 112 {
+		t.Errorf("time.Timer in the runtime takes %d bytes, want <= 112", size)
 	}
 }
 
@@ -52,7 +53,7 @@ func TestTimerWheelModel(t *testing.T) {
 	wheeled, slacked := 0, 0
 	for seed := range seeds {
 		for _, start := range starts {
-			w, s := runTimerWheelModel(t, uint64(seed), start, 300)
+			w, s, _ := runTimerWheelModel(t, uint64(seed), start, 300)
 			wheeled, slacked = wheeled+w, slacked+s
 			if t.Failed() {
 				return
@@ -64,6 +65,34 @@ func TestTimerWheelModel(t *testing.T) {
 	}
 	if goexperiment.TimerSlack && slacked == 0 {
 		t.Errorf("no timer got slack: the model did not test timers with windows")
+	}
+}
+
+// TestTimerWheelModelFullSlots runs the model with slots that hold one
+// timer, so that a timer whose slot is taken goes to the heap instead, as
+// it does in a real wheel past 2^23 timers in one slot.
+func TestTimerWheelModelFullSlots(t *testing.T) {
+	defer SetTimerWheelSlotMax(SetTimerWheelSlotMax(1))
+	t.Setenv("GODEBUG", "timerslack=0")
+	seeds := 40
+	if testing.Short() {
+		seeds = 10
+	}
+	wheeled, overflowed := 0, 0
+	for seed := range seeds {
+		for _, start := range []int64{1, 1 << 40} {
+			w, _, o := runTimerWheelModel(t, uint64(seed), start, 300)
+			wheeled, overflowed = wheeled+w, overflowed+o
+			if t.Failed() {
+				return
+			}
+		}
+	}
+	if wheeled == 0 || overflowed == 0 {
+		t.Errorf("timers in the wheel, summed over steps: %d; in the heap beyond the horizon: %d; want both > 0", wheeled, overflowed)
+	}
+	if testing.Verbose() {
+		t.Logf("timers in the wheel, summed over steps: %d; in the heap beyond the horizon: %d", wheeled, overflowed)
 	}
 }
 
@@ -91,10 +120,11 @@ func timerWheelDelta(r *rand.Rand) int64 {
 // timerWheelModelSlack are the slack policies the model switches between.
 var timerWheelModelSlack = []string{"0", "25%:1ms", "100us", "1ms", "5ms", "50%", "10%:20ms", "3ms+10%"}
 
-// runTimerWheelModel runs one random sequence and returns the sum over its
-// steps of the number of timers in the wheel, and the number of arms that
-// gave a timer slack.
-func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled, slacked int) {
+// runTimerWheelModel runs one random sequence and returns the sums over its
+// steps of the number of timers in the wheel and of those in the heap beyond
+// the near horizon (HeapBeyondHorizon), and the number of arms that gave a
+// timer slack.
+func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled, slacked, overflowed int) {
 	const n = 64
 	r := rand.New(rand.NewPCG(seed, uint64(now)))
 	m := NewTimerWheelModel(n)
@@ -181,6 +211,7 @@ func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled,
 		m.Verify()
 		_, w := m.Len()
 		wheeled += w
+		overflowed += m.HeapBeyondHorizon()
 		if len(live) > 0 {
 			earliest := int64(maxWhen)
 			for _, w := range live {
@@ -191,7 +222,7 @@ func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled,
 			}
 		}
 		if t.Failed() {
-			return wheeled, slacked
+			return wheeled, slacked, overflowed
 		}
 	}
 	advance(maxWhen)
@@ -199,7 +230,7 @@ func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled,
 	if n, _ := m.Len(); len(live) != 0 || n != 0 {
 		fail("after the end of time: %d live, %d timers left in the set", len(live), n)
 	}
-	return wheeled, slacked
+	return wheeled, slacked, overflowed
 }
 
 // TestTimerWheelStress arms a million timers over several levels and has
