@@ -38,11 +38,17 @@ func stopAll(timers []*time.Timer) {
 	}
 }
 
-// liveSizes are the numbers of long timers live in the cost-vs-N benchmarks.
-var liveSizes = []struct {
+// A size is a number of timers and its name in a sub-benchmark.
+type size struct {
 	name string
 	n    int
-}{{"1K", 1e3}, {"100K", 1e5}, {"1M", 1e6}, {"4M", 4e6}}
+}
+
+// liveSizes are the numbers of long timers live in the cost-vs-N benchmarks.
+var liveSizes = []size{{"1K", 1e3}, {"100K", 1e5}, {"1M", 1e6}, {"4M", 4e6}}
+
+// burstSizes are the numbers of timers started at once in BenchmarkBurst and BenchmarkFireAll.
+var burstSizes = []size{{"100K", 1e5}, {"1M", 1e6}}
 
 // BenchmarkCostVsN times AfterFunc+Stop of a timer due within the range of N live timers, one to
 // two hours away: among the heap's far leaves, the heap's best case (an insert rarely sifts up, and
@@ -54,7 +60,7 @@ func BenchmarkCostVsN(b *testing.B) {
 // BenchmarkTimeoutVsN times AfterFunc+Stop of a timeout due in one to two seconds, before every
 // one of N live timers due in one to two hours: a request timeout on a server holding idle
 // connections. In the heap the timeout sifts up to the top levels and leaves a zombie there; in
-// the wheel it is a slot push and unlink whatever N is.
+// the wheel it is an append to its slot and a removal from it whatever N is.
 func BenchmarkTimeoutVsN(b *testing.B) {
 	benchAfterFuncStop(b, time.Second)
 }
@@ -106,10 +112,7 @@ func BenchmarkAllocVsN(b *testing.B) {
 // (standing for 10-50 s), 95% of them cancelled at once, the rest left to fire; one op is one
 // burst, done when every survivor has fired. ns/timer is the cost of the AfterFunc and Stop calls.
 func BenchmarkBurst(b *testing.B) {
-	for _, size := range []struct {
-		name string
-		n    int
-	}{{"100K", 1e5}, {"1M", 1e6}} {
+	for _, size := range burstSizes {
 		b.Run("timers="+size.name, func(b *testing.B) { burst(b, size.n) })
 	}
 }
@@ -153,19 +156,13 @@ func waitFired(b *testing.B, fired *atomic.Int64, want int64) {
 	}
 }
 
-// firingSizes are the numbers of timers that BenchmarkFireAll lets expire.
-var firingSizes = []struct {
-	name string
-	n    int
-}{{"100K", 1e5}, {"1M", 1e6}}
-
 // BenchmarkFireAll is the firing cost: N timers started in random order, due at instants spread
 // evenly over one second, all left to fire; one op is one round, done when the last has fired.
 // cpu-ns/timer is the process's CPU time per timer (user + system, from getrusage), read from the
 // OS so that it counts the timer set's work wherever it runs: in the goroutine that starts the
 // timers, in the scheduler and on the Ps that run them, and in the collector.
 func BenchmarkFireAll(b *testing.B) {
-	for _, size := range firingSizes {
+	for _, size := range burstSizes {
 		b.Run("timers="+size.name, func(b *testing.B) { fireAll(b, size.n) })
 	}
 }
