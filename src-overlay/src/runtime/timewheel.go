@@ -95,8 +95,9 @@ func wheelShift(level int) uint {
 
 // A timerWheelPos is where a timer is in its wheel: the slot's number,
 // level*wheelSlots+s, in the low wheelSlotIDBits bits, and the timer's
-// index in the slot's array above them. It is protected by the lock of the
-// timers holding the timer, not by the timer's lock: moving another
+// index in the slot's array above them. It means something only while the
+// timer is in a wheel (timerWheeled), and it is protected by the lock of
+// the timers holding the timer, not by the timer's lock: moving another
 // timer into a freed place rewrites that timer's position.
 type timerWheelPos uint32
 
@@ -295,7 +296,6 @@ func (ts *timers) wheelUnlink(t *timer) (emptied bool) {
 	if last == 0 {
 		w.emptySlot(level, s)
 	}
-	t.wheelPos = 0
 	t.state &^= timerWheeled
 	w.n--
 	return last == 0
@@ -425,7 +425,8 @@ func (ts *timers) wheelFix(t *timer) {
 
 // wheelMoveMin moves ts.heap[0], the timer t just moved later by
 // updateHeap, into the wheel if its new when is beyond the near horizon
-// and its slot is not full, and reports whether it did. The caller holds ts's and t's locks.
+// and its slot is not full, and reports whether it did. The caller holds
+// ts's and t's locks.
 func (ts *timers) wheelMoveMin(t *timer) bool {
 	// Link first, then delete from the heap: wakeTime loads minWhenHeap
 	// before wheel.minWhen, so it sees t in at least one of them.
@@ -494,7 +495,6 @@ func (ts *timers) wheelCascade(level, s int) {
 		slot[i] = nil
 		w.n--
 		t.lock()
-		t.wheelPos = 0
 		t.state &^= timerWheeled
 		ts.wheelPlace(t)
 		t.unlock()
@@ -547,7 +547,6 @@ func (ts *timers) wheelTake(src *timers) {
 		for bits := w.occupied[level]; bits != 0; bits &= bits - 1 {
 			s := sys.TrailingZeros64(bits)
 			for _, t := range w.slots[level][s] {
-				t.wheelPos = 0
 				t.state &^= timerWheeled
 				if t.state&timerZombie != 0 {
 					src.wheelDrop(t)
