@@ -52,6 +52,13 @@
 //   - ts.open holds heap[0]'s soft when, so check runs the open windows of
 //     any P it looks at, its own or another's, before their deadlines:
 //     one wakeup serves every timer whose window has opened.
+//   - ts.open also holds a lower bound on the when of every timer with
+//     slack marked timerModified since the last adjust, whose heap entry
+//     is stale: a timer reset earlier sits in the heap by its old deadline.
+//     check adjusts once that bound is <= now, as upstream adjusts once
+//     minWhenModified is, so a stale entry whose window has opened is
+//     re-sorted before any timer runs: the timers a wakeup runs run in
+//     deadline order, and none of them waits for its own wakeup.
 //   - A periodic timer's next when is computed from its when, as upstream,
 //     not from when it ran: its period holds on average, with no drift.
 //   - Timers whose windows overlap may fire out of when order: a timer
@@ -104,10 +111,17 @@ type timerWhenSoft struct {
 	when int64
 }
 
-// timersSlackOpen holds heap[0]'s soft when, or 0 if the heap is empty.
-// Written with the timers lock held, read without it by check.
+// timersSlackOpen holds the times from which check has work in a timers set.
 type timersSlackOpen struct {
+	// when is heap[0]'s soft when, or 0 if the heap is empty.
+	// Written with the timers lock held, read without it by check.
 	when atomic.Int64
+
+	// modified is a lower bound on the when of every timer with slack
+	// marked timerModified since the last adjust, or 0 if there is none.
+	// Lowered by modify without the timers lock, cleared by adjust, as
+	// minWhenModified is.
+	modified atomic.Int64
 }
 
 // setTimerSlack sets the policy from a GODEBUG value, "" meaning the
@@ -226,14 +240,55 @@ func (ts *timers) slackUpdateOpen() {
 	}
 }
 
-// slackOpen returns the earlier of next, ts's wake time, and the time the
-// window of ts's first timer opens: the time from which check has a timer
-// to run.
+// slackOpen returns the earliest of next, ts's wake time, the time the
+// window of ts's first timer opens and the time the window of a modified
+// timer may open: the time from which check has a timer to run or to
+// re-sort.
 func (ts *timers) slackOpen(next int64) int64 {
-	if open := ts.open.when.Load(); open != 0 && open < next {
-		return open
+	return minNonZero(minNonZero(next, ts.open.when.Load()), ts.open.modified.Load())
+}
+
+// slackModified lowers ts.open.modified to the when of t, a timer in ts
+// that modify has just marked timerModified, if t has slack: its window
+// opens before the hard deadline that minWhenModified records. As modify
+// does for minWhenModified, it stores timerModified to t.astate first, so
+// that an adjust that clears the bound meanwhile sees t as modified.
+// The caller holds t's lock.
+func (ts *timers) slackModified(t *timer) {
+	if t.slack.off == 0 {
+		return
 	}
-	return next
+	for {
+		old := ts.open.modified.Load()
+		if old != 0 && old <= t.when {
+			return
+		}
+		t.astate.Store(t.state)
+		if ts.open.modified.CompareAndSwap(old, t.when) {
+			return
+		}
+	}
+}
+
+// slackModifiedOpen returns the earlier of first, ts's minWhenModified,
+// and ts.open.modified: the time from which adjust has a modified timer
+// that may run. 0 means none.
+func (ts *timers) slackModifiedOpen(first int64) int64 {
+	return minNonZero(first, ts.open.modified.Load())
+}
+
+// slackClearModified clears ts.open.modified, as adjust clears
+// minWhenModified before it re-sorts every modified timer.
+func (ts *timers) slackClearModified() {
+	ts.open.modified.Store(0)
+}
+
+// minNonZero returns the lesser of a and b, where 0 means none.
+func minNonZero(a, b int64) int64 {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 // parseTimerSlack parses a policy, [ABS][+PCT%][:CAP] (either term may come

@@ -16,8 +16,6 @@ import (
 	"time"
 )
 
-const slackMaxWhen = 1<<63 - 1
-
 // pct is p percent in TimerSlackOne units, truncated as the parser does.
 func pct(p float64) int64 { return int64(p * 1e7 * TimerSlackOne / 1e9) }
 
@@ -28,23 +26,23 @@ func TestTimerSlackParse(t *testing.T) {
 		in   string
 		want TimerSlackSpec
 	}{
-		{"0", TimerSlackSpec{0, 0, slackMaxWhen}},
-		{"50us", TimerSlackSpec{50e3, 0, slackMaxWhen}},
-		{"1.5ms", TimerSlackSpec{1.5e6, 0, slackMaxWhen}},
-		{"2s", TimerSlackSpec{2e9, 0, slackMaxWhen}},
-		{"3µs", TimerSlackSpec{3e3, 0, slackMaxWhen}},
-		{"7ns", TimerSlackSpec{7, 0, slackMaxWhen}},
-		{".5us", TimerSlackSpec{500, 0, slackMaxWhen}},
-		{"1.0000000001s", TimerSlackSpec{1e9, 0, slackMaxWhen}},
-		{"12.5%", TimerSlackSpec{0, TimerSlackOne / 8, slackMaxWhen}},
-		{"100%", TimerSlackSpec{0, TimerSlackOne, slackMaxWhen}},
-		{"0%", TimerSlackSpec{0, 0, slackMaxWhen}},
-		{"20us+10%", TimerSlackSpec{20e3, pct(10), slackMaxWhen}},
-		{"10%+20us", TimerSlackSpec{20e3, pct(10), slackMaxWhen}},
+		{"0", TimerSlackSpec{0, 0, maxWhen}},
+		{"50us", TimerSlackSpec{50e3, 0, maxWhen}},
+		{"1.5ms", TimerSlackSpec{1.5e6, 0, maxWhen}},
+		{"2s", TimerSlackSpec{2e9, 0, maxWhen}},
+		{"3µs", TimerSlackSpec{3e3, 0, maxWhen}},
+		{"7ns", TimerSlackSpec{7, 0, maxWhen}},
+		{".5us", TimerSlackSpec{500, 0, maxWhen}},
+		{"1.0000000001s", TimerSlackSpec{1e9, 0, maxWhen}},
+		{"12.5%", TimerSlackSpec{0, TimerSlackOne / 8, maxWhen}},
+		{"100%", TimerSlackSpec{0, TimerSlackOne, maxWhen}},
+		{"0%", TimerSlackSpec{0, 0, maxWhen}},
+		{"20us+10%", TimerSlackSpec{20e3, pct(10), maxWhen}},
+		{"10%+20us", TimerSlackSpec{20e3, pct(10), maxWhen}},
 		{"12.5%:1ms", TimerSlackSpec{0, TimerSlackOne / 8, 1e6}},
 		{"20us+10%:2ms", TimerSlackSpec{20e3, pct(10), 2e6}},
 		{"1ms:0", TimerSlackSpec{1e6, 0, 0}},
-		{"9223372036s", TimerSlackSpec{9223372036e9, 0, slackMaxWhen}},
+		{"9223372036s", TimerSlackSpec{9223372036e9, 0, maxWhen}},
 	}
 	for _, tt := range good {
 		got, ok := ParseTimerSlack(tt.in)
@@ -76,21 +74,21 @@ func TestTimerSlackWindow(t *testing.T) {
 		spec            TimerSlackSpec
 		when, now, want int64
 	}{
-		{TimerSlackSpec{0, 0, slackMaxWhen}, 100, 0, 100},
-		{TimerSlackSpec{50, 0, slackMaxWhen}, 100, 0, 150},
-		{TimerSlackSpec{0, TimerSlackOne / 8, slackMaxWhen}, 10e6 + 1000, 1000, 10e6 + 1000 + 1.25e6},
+		{TimerSlackSpec{0, 0, maxWhen}, 100, 0, 100},
+		{TimerSlackSpec{50, 0, maxWhen}, 100, 0, 150},
+		{TimerSlackSpec{0, TimerSlackOne / 8, maxWhen}, 10e6 + 1000, 1000, 10e6 + 1000 + 1.25e6},
 		{TimerSlackSpec{0, TimerSlackOne / 8, 1e6}, 10e6 + 1000, 1000, 10e6 + 1000 + 1e6},
-		{TimerSlackSpec{20, TimerSlackOne, slackMaxWhen}, 1000, 900, 1120},
-		{TimerSlackSpec{0, TimerSlackOne, slackMaxWhen}, 1000, 2000, 1000}, // armed late: no relative slack
-		{TimerSlackSpec{5, TimerSlackOne, slackMaxWhen}, 1000, 2000, 1005},
+		{TimerSlackSpec{20, TimerSlackOne, maxWhen}, 1000, 900, 1120},
+		{TimerSlackSpec{0, TimerSlackOne, maxWhen}, 1000, 2000, 1000}, // armed late: no relative slack
+		{TimerSlackSpec{5, TimerSlackOne, maxWhen}, 1000, 2000, 1005},
 		{TimerSlackSpec{1e6, 0, 0}, 1000, 0, 1000}, // a zero cap turns slack off
-		{TimerSlackSpec{1, 0, slackMaxWhen}, slackMaxWhen, 0, slackMaxWhen},
-		{TimerSlackSpec{slackMaxWhen, 0, slackMaxWhen}, 1, 0, 1 + MaxTimerSlack},
-		{TimerSlackSpec{slackMaxWhen, TimerSlackOne, slackMaxWhen}, slackMaxWhen - 1, 1, slackMaxWhen},
-		{TimerSlackSpec{0, TimerSlackOne, slackMaxWhen}, slackMaxWhen, 1, slackMaxWhen},
-		{TimerSlackSpec{0, TimerSlackOne, slackMaxWhen}, 1 << 62, 0, 1<<62 + MaxTimerSlack},
-		{TimerSlackSpec{0, TimerSlackOne / 2, slackMaxWhen}, 3e9, 0, 3e9 + 1.5e9},
-		{TimerSlackSpec{0, TimerSlackOne / 2, slackMaxWhen}, 10e9, 0, 10e9 + MaxTimerSlack},
+		{TimerSlackSpec{1, 0, maxWhen}, maxWhen, 0, maxWhen},
+		{TimerSlackSpec{maxWhen, 0, maxWhen}, 1, 0, 1 + MaxTimerSlack},
+		{TimerSlackSpec{maxWhen, TimerSlackOne, maxWhen}, maxWhen - 1, 1, maxWhen},
+		{TimerSlackSpec{0, TimerSlackOne, maxWhen}, maxWhen, 1, maxWhen},
+		{TimerSlackSpec{0, TimerSlackOne, maxWhen}, 1 << 62, 0, 1<<62 + MaxTimerSlack},
+		{TimerSlackSpec{0, TimerSlackOne / 2, maxWhen}, 3e9, 0, 3e9 + 1.5e9},
+		{TimerSlackSpec{0, TimerSlackOne / 2, maxWhen}, 10e9, 0, 10e9 + MaxTimerSlack},
 	}
 	for _, tt := range exact {
 		if got := TimerSlackHard(tt.spec, tt.when, tt.now); got != tt.want {
@@ -98,7 +96,7 @@ func TestTimerSlackWindow(t *testing.T) {
 		}
 	}
 
-	edges := []int64{0, 1, 2, 1e3, 1e6, 1e9, 1 << 32, 1 << 62, slackMaxWhen / 2, slackMaxWhen - 1, slackMaxWhen}
+	edges := []int64{0, 1, 2, 1e3, 1e6, 1e9, 1 << 32, 1 << 62, maxWhen / 2, maxWhen - 1, maxWhen}
 	r := rand.New(rand.NewPCG(1, 2))
 	pick := func() int64 {
 		if r.IntN(2) == 0 {
@@ -134,12 +132,12 @@ func TestTimerSlackGODEBUG(t *testing.T) {
 		godebug string
 		want    TimerSlackSpec
 	}{
-		{"timerslack=50us", TimerSlackSpec{50e3, 0, slackMaxWhen}},
+		{"timerslack=50us", TimerSlackSpec{50e3, 0, maxWhen}},
 		{"gctrace=0,timerslack=12.5%:1ms", TimerSlackSpec{0, TimerSlackOne / 8, 1e6}},
-		{"timerslack=1ms,timerslack=2ms", TimerSlackSpec{2e6, 0, slackMaxWhen}},
-		{"timerslack=bogus", TimerSlackSpec{0, 0, slackMaxWhen}},
-		{"timerslack=-5ms", TimerSlackSpec{0, 0, slackMaxWhen}},
-		{"timerslack=0", TimerSlackSpec{0, 0, slackMaxWhen}},
+		{"timerslack=1ms,timerslack=2ms", TimerSlackSpec{2e6, 0, maxWhen}},
+		{"timerslack=bogus", TimerSlackSpec{0, 0, maxWhen}},
+		{"timerslack=-5ms", TimerSlackSpec{0, 0, maxWhen}},
+		{"timerslack=0", TimerSlackSpec{0, 0, maxWhen}},
 		{"gctrace=0", def},
 		{"", def},
 	} {
@@ -219,4 +217,22 @@ func TestTimerSlackFakeTime(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTimerSlackResetEarlier checks that a timer reset earlier, whose heap
+// entry still holds its old deadline, runs in deadline order with the
+// other timers whose windows a wakeup finds open: the wakeup re-sorts the
+// stale entry before it runs any timer, as it does for a due timer.
+func TestTimerSlackResetEarlier(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=5ms")
+	const ms = int64(time.Millisecond)
+	m := NewTimerModel(2)
+	m.Reset(0, 200*ms) // deadline 205ms
+	m.Reset(1, 100*ms) // deadline 105ms
+	m.Reset(0, 99*ms)  // deadline 104ms
+	m.Verify()
+	fired := m.Check(101 * ms) // both windows open, neither deadline passed
+	if len(fired) != 2 || fired[0].ID != 0 || fired[1].ID != 1 {
+		t.Errorf("at 101ms fired %v, want timer 0 (deadline 104ms), then timer 1 (deadline 105ms)", fired)
+	}
 }

@@ -27,3 +27,4 @@ func (ts *timers) wheelTake(src *timers)           {}
 func (t *timer) wheelLockTimers() *timers          { return nil }
 func (ts *timers) wheelUnlock()                    {}
 func (t *timer) wheelStop(locked *timers) *timers  { return nil }
+func (ts *timers) wheelVerify()                    {}

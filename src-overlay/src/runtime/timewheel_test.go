@@ -7,10 +7,8 @@
 package runtime_test
 
 import (
-	"internal/goexperiment"
 	"internal/race"
 	"math/rand/v2"
-	"os"
 	. "runtime"
 	"sync"
 	"sync/atomic"
@@ -18,8 +16,6 @@ import (
 	"time"
 	"unsafe"
 )
-
-const maxWhen = 1<<63 - 1
 
 // TestTimerWheelSize checks the memory promise: the wheel's position fills
 // padding, so a time.Timer stays in upstream's 112-byte size class, and a
@@ -31,47 +27,13 @@ func TestTimerWheelSize(t *testing.T) {
 	}
 }
 
-// TestTimerWheelModel runs random sequences of add, stop, reset earlier and
-// later, and clock advances on a wheel, checking it after every operation
-// against a reference that just remembers each live timer's when and
-// deadline (when plus its slack under GOEXPERIMENT=timerslack, else when):
-// every timer fires by its deadline and never before its when, in deadline
-// order, no stopped timer fires, and wakeTime is never later than the
-// earliest deadline. Without slack that is: the same timers fire, never
-// early, in when order. With slack a timer whose window has opened may fire
-// before its deadline, not before its when.
-func TestTimerWheelModel(t *testing.T) {
-	starts := []int64{1, 1 << 40, 1<<62 - 1<<30, maxWhen - 1<<41}
-	seeds := 40
-	if testing.Short() {
-		seeds = 8
-	}
-	// Under GOEXPERIMENT=timerslack, arms switch between slack policies, so
-	// that timers with small and large slack, relative and absolute, share
-	// the wheel's slots; elsewhere timerslack means nothing.
-	t.Setenv("GODEBUG", "timerslack=0")
-	wheeled, slacked := 0, 0
-	for seed := range seeds {
-		for _, start := range starts {
-			w, s, _ := runTimerWheelModel(t, uint64(seed), start, 300)
-			wheeled, slacked = wheeled+w, slacked+s
-			if t.Failed() {
-				return
-			}
-		}
-	}
-	if wheeled == 0 {
-		t.Errorf("no timer was ever in the wheel")
-	}
-	if goexperiment.TimerSlack && slacked == 0 {
-		t.Errorf("no timer got slack: the model did not test timers with windows")
-	}
-}
-
 // TestTimerWheelModelFullSlots runs the model with slots that hold one
 // timer, so that a timer whose slot is taken goes to the heap instead, as
 // it does in a real wheel past 2^23 timers in one slot.
 func TestTimerWheelModelFullSlots(t *testing.T) {
+	if TimerWheelTickShift != timerModelTickShift {
+		t.Fatalf("the model's tick shift %d is not the wheel's %d", timerModelTickShift, TimerWheelTickShift)
+	}
 	defer SetTimerWheelSlotMax(SetTimerWheelSlotMax(1))
 	t.Setenv("GODEBUG", "timerslack=0")
 	seeds := 40
@@ -81,8 +43,10 @@ func TestTimerWheelModelFullSlots(t *testing.T) {
 	wheeled, overflowed := 0, 0
 	for seed := range seeds {
 		for _, start := range []int64{1, 1 << 40} {
-			w, _, o := runTimerWheelModel(t, uint64(seed), start, 300)
-			wheeled, overflowed = wheeled+w, overflowed+o
+			w, _ := runTimerModel(t, uint64(seed), start, 300, func(m *TimerModel) {
+				overflowed += m.HeapBeyondHorizon()
+			})
+			wheeled += w
 			if t.Failed() {
 				return
 			}
@@ -94,143 +58,6 @@ func TestTimerWheelModelFullSlots(t *testing.T) {
 	if testing.Verbose() {
 		t.Logf("timers in the wheel, summed over steps: %d; in the heap beyond the horizon: %d", wheeled, overflowed)
 	}
-}
-
-// timerWheelDelta returns a random distance: within the near horizon, around
-// a level's slot boundary, anywhere in a level, or out to the int64 extremes.
-func timerWheelDelta(r *rand.Rand) int64 {
-	switch r.IntN(6) {
-	case 0:
-		return r.Int64N(1 << TimerWheelTickShift)
-	case 1, 2:
-		shift := TimerWheelTickShift + 6*r.IntN(8)
-		if shift > 62 {
-			shift = 62
-		}
-		return 1<<shift + r.Int64N(5) - 2
-	case 3:
-		return r.Int64N(1 << (TimerWheelTickShift + r.IntN(62-TimerWheelTickShift)))
-	case 4:
-		return maxWhen
-	default:
-		return r.Int64N(4 << TimerWheelTickShift)
-	}
-}
-
-// timerWheelModelSlack are the slack policies the model switches between.
-var timerWheelModelSlack = []string{"0", "25%:1ms", "100us", "1ms", "5ms", "50%", "10%:20ms", "3ms+10%"}
-
-// runTimerWheelModel runs one random sequence and returns the sums over its
-// steps of the number of timers in the wheel and of those in the heap beyond
-// the near horizon (HeapBeyondHorizon), and the number of arms that gave a
-// timer slack.
-func runTimerWheelModel(t *testing.T, seed uint64, now int64, ops int) (wheeled, slacked, overflowed int) {
-	const n = 64
-	r := rand.New(rand.NewPCG(seed, uint64(now)))
-	m := NewTimerWheelModel(n)
-	type window struct{ when, deadline int64 }
-	live := make(map[int]window) // the reference
-	fail := func(format string, args ...any) {
-		t.Helper()
-		t.Errorf("seed %d start %d: "+format, append([]any{seed, now}, args...)...)
-	}
-	whenAfter := func(base int64) int64 {
-		w := base + timerWheelDelta(r)
-		if w <= 0 { // overflow
-			w = maxWhen
-		}
-		return w
-	}
-	advance := func(to int64) {
-		fired := m.Check(to)
-		last := int64(0)
-		for _, f := range fired {
-			w, ok := live[f.ID]
-			switch {
-			case !ok:
-				fail("timer %d fired but is not live", f.ID)
-			case w.when > to || f.Delay != to-w.when:
-				fail("timer %d (when %d) fired early or with a wrong delay %d at %d", f.ID, w.when, f.Delay, to)
-			case w.deadline < last:
-				fail("timer %d (deadline %d) fired after a timer with deadline %d", f.ID, w.deadline, last)
-			}
-			last = w.deadline
-			delete(live, f.ID)
-		}
-		for id, w := range live {
-			if w.deadline <= to {
-				fail("at %d timer %d (when %d, deadline %d) did not fire", to, id, w.when, w.deadline)
-			}
-		}
-		now = to
-	}
-	for range ops {
-		id := r.IntN(n)
-		switch op := r.IntN(10); {
-		case op < 4: // add or reset, earlier or later
-			if r.IntN(4) == 0 {
-				os.Setenv("GODEBUG", "timerslack="+timerWheelModelSlack[r.IntN(len(timerWheelModelSlack))])
-			}
-			base := now
-			if w, ok := live[id]; ok && r.IntN(2) == 0 {
-				base = w.when - timerWheelDelta(r)/2 // earlier than before, maybe already due
-				if base < 1 {
-					base = 1
-				}
-			}
-			w := whenAfter(base)
-			_, want := live[id]
-			if pending := m.Reset(id, w); pending != want {
-				fail("reset of timer %d reported pending %v, want %v", id, pending, want)
-			}
-			live[id] = window{w, m.Deadline(id)}
-			if live[id].deadline > w {
-				slacked++
-			}
-		case op < 6:
-			_, want := live[id]
-			if pending := m.Stop(id); pending != want {
-				fail("stop of timer %d reported pending %v, want %v", id, pending, want)
-			}
-			delete(live, id)
-		case op < 9:
-			to := whenAfter(now)
-			if r.IntN(3) == 0 && len(live) > 0 { // exactly to some timer's when or deadline
-				for _, w := range live {
-					to = max(w.when, now)
-					if r.IntN(2) == 0 {
-						to = max(w.deadline, now)
-					}
-					break
-				}
-			}
-			advance(to)
-		default:
-			m.Sweep(now)
-		}
-		m.Verify()
-		_, w := m.Len()
-		wheeled += w
-		overflowed += m.HeapBeyondHorizon()
-		if len(live) > 0 {
-			earliest := int64(maxWhen)
-			for _, w := range live {
-				earliest = min(earliest, w.deadline)
-			}
-			if wt := m.WakeTime(); wt == 0 || wt > earliest {
-				fail("wakeTime %d later than the earliest deadline %d", wt, earliest)
-			}
-		}
-		if t.Failed() {
-			return wheeled, slacked, overflowed
-		}
-	}
-	advance(maxWhen)
-	m.Verify()
-	if n, _ := m.Len(); len(live) != 0 || n != 0 {
-		fail("after the end of time: %d live, %d timers left in the set", len(live), n)
-	}
-	return wheeled, slacked, overflowed
 }
 
 // TestTimerWheelStress arms a million timers over several levels and has

@@ -1,0 +1,114 @@
+// Copyright 2026 The timerlab Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+// Export guts of the timers set for the model test (timermodel_test.go),
+// which runs in every build: heap, wheel, slack and both.
+
+package runtime
+
+// A TimerModel is a timers set that belongs to no P, with timers
+// numbered 0..n-1, driven by a test one operation at a time.
+type TimerModel struct {
+	ts     timers
+	timers []*timer
+	fired  []TimerFiring
+}
+
+// A TimerFiring records one run of a model timer.
+type TimerFiring struct {
+	ID    int
+	Delay int64 // now - when, as passed to the timer function
+}
+
+func NewTimerModel(n int) *TimerModel {
+	m := &TimerModel{timers: make([]*timer, n), fired: make([]TimerFiring, 0, n)}
+	lockInit(&m.ts.mu, lockRankTimers)
+	for i := range m.timers {
+		t := new(timer)
+		t.init(timerModelFire, m)
+		t.seq = uintptr(i)
+		m.timers[i] = t
+	}
+	return m
+}
+
+// timerModelFire records a firing. It runs on the system stack and
+// does not allocate: fired has room for a firing of every timer.
+func timerModelFire(arg any, seq uintptr, delay int64) {
+	m := arg.(*TimerModel)
+	m.fired = append(m.fired, TimerFiring{int(seq), delay})
+}
+
+// Reset arms timer id for when, as time.Timer.Reset does: modify if the
+// timer is still in the set, else add it to the model's set (maybeAdd
+// would add it to the current P's). It reports whether it was pending.
+func (m *TimerModel) Reset(id int, when int64) bool {
+	t := m.timers[id]
+	t.lock()
+	heaped := t.state&timerHeaped != 0
+	t.unlock()
+	if heaped {
+		return t.modify(when, 0, nil, nil, t.seq)
+	}
+	ts := &m.ts
+	ts.lock()
+	t.lock()
+	t.when = when
+	t.slackArm(0)
+	t.state |= timerHeaped
+	ts.addHeap(t)
+	t.unlock()
+	ts.unlock()
+	return false
+}
+
+// Deadline returns the latest time timer id may fire: its when, plus the
+// slack it got under GOEXPERIMENT=timerslack.
+func (m *TimerModel) Deadline(id int) int64 {
+	t := m.timers[id]
+	t.lock()
+	defer t.unlock()
+	return t.deadline()
+}
+
+// Stop stops timer id and reports whether it was pending.
+func (m *TimerModel) Stop(id int) bool {
+	return m.timers[id].stop()
+}
+
+// Check runs the model's timers due at now and returns their firings in order.
+func (m *TimerModel) Check(now int64) []TimerFiring {
+	m.fired = m.fired[:0]
+	systemstack(func() {
+		m.ts.check(now, nil)
+	})
+	return m.fired
+}
+
+// Sweep forces the zombie clean-up that check does when zombies pile up.
+func (m *TimerModel) Sweep(now int64) {
+	m.ts.lock()
+	m.ts.adjust(now, true)
+	m.ts.unlock()
+}
+
+func (m *TimerModel) WakeTime() int64 {
+	return m.ts.wakeTime()
+}
+
+// Len returns the number of timers in the set, zombies included, and how
+// many of them are in the wheel (GOEXPERIMENT=timerwheel).
+func (m *TimerModel) Len() (n, wheel int) {
+	m.ts.lock()
+	defer m.ts.unlock()
+	return len(m.ts.heap) + m.ts.wheelLen(), m.ts.wheelLen()
+}
+
+// Verify checks the heap's invariants, and the wheel's if there is one.
+func (m *TimerModel) Verify() {
+	m.ts.lock()
+	m.ts.verify()
+	m.ts.wheelVerify()
+	m.ts.unlock()
+}

@@ -1,0 +1,198 @@
+// Copyright 2026 The timerlab Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+package runtime_test
+
+import (
+	"internal/goexperiment"
+	"math/rand/v2"
+	"os"
+	. "runtime"
+	"testing"
+)
+
+const maxWhen = 1<<63 - 1
+
+// timerModelTickShift is log2 of the span of the wheel's level-0 slot
+// (TimerWheelTickShift, which TestTimerWheelModelFullSlots checks), so
+// that the model's distances straddle the wheel's slot boundaries.
+const timerModelTickShift = 20
+
+// TestTimerModel runs random sequences of add, stop, reset earlier and
+// later, and clock advances on a timers set (in every build: the heap, and
+// the wheel and slack when their GOEXPERIMENTs are on), checking it after
+// every operation
+// against a reference that just remembers each live timer's when and
+// deadline (when plus its slack under GOEXPERIMENT=timerslack, else when):
+// every timer fires by its deadline and never before its when, in deadline
+// order, no stopped timer fires, and wakeTime is never later than the
+// earliest deadline. Without slack that is: the same timers fire, never
+// early, in when order. With slack a timer whose window has opened may fire
+// before its deadline, not before its when.
+func TestTimerModel(t *testing.T) {
+	starts := []int64{1, 1 << 40, 1<<62 - 1<<30, maxWhen - 1<<41}
+	seeds := 40
+	if testing.Short() {
+		seeds = 8
+	}
+	// Under GOEXPERIMENT=timerslack, arms switch between slack policies, so
+	// that timers with small and large slack, relative and absolute, share
+	// the set; elsewhere timerslack means nothing.
+	t.Setenv("GODEBUG", "timerslack=0")
+	wheeled, slacked := 0, 0
+	for seed := range seeds {
+		for _, start := range starts {
+			w, s := runTimerModel(t, uint64(seed), start, 300, nil)
+			wheeled, slacked = wheeled+w, slacked+s
+			if t.Failed() {
+				return
+			}
+		}
+	}
+	if goexperiment.TimerWheel && wheeled == 0 {
+		t.Errorf("no timer was ever in the wheel")
+	}
+	if goexperiment.TimerSlack && slacked == 0 {
+		t.Errorf("no timer got slack: the model did not test timers with windows")
+	}
+}
+
+// timerModelDelta returns a random distance: within the wheel's near horizon,
+// around a level's slot boundary, anywhere in a level, or out to the int64
+// extremes. Without a wheel these are just distances of many scales.
+func timerModelDelta(r *rand.Rand) int64 {
+	switch r.IntN(6) {
+	case 0:
+		return r.Int64N(1 << timerModelTickShift)
+	case 1, 2:
+		shift := timerModelTickShift + 6*r.IntN(8)
+		if shift > 62 {
+			shift = 62
+		}
+		return 1<<shift + r.Int64N(5) - 2
+	case 3:
+		return r.Int64N(1 << (timerModelTickShift + r.IntN(62-timerModelTickShift)))
+	case 4:
+		return maxWhen
+	default:
+		return r.Int64N(4 << timerModelTickShift)
+	}
+}
+
+// timerModelSlack are the slack policies the model switches between.
+var timerModelSlack = []string{"0", "25%:1ms", "100us", "1ms", "5ms", "50%", "10%:20ms", "3ms+10%"}
+
+// runTimerModel runs one random sequence, calling observe after every step,
+// and returns the sum over its steps of the number of timers in the wheel
+// and the number of arms that gave a timer slack.
+func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*TimerModel)) (wheeled, slacked int) {
+	const n = 64
+	r := rand.New(rand.NewPCG(seed, uint64(now)))
+	m := NewTimerModel(n)
+	type window struct{ when, deadline int64 }
+	live := make(map[int]window) // the reference
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Errorf("seed %d start %d: "+format, append([]any{seed, now}, args...)...)
+	}
+	whenAfter := func(base int64) int64 {
+		w := base + timerModelDelta(r)
+		if w <= 0 { // overflow
+			w = maxWhen
+		}
+		return w
+	}
+	advance := func(to int64) {
+		fired := m.Check(to)
+		last := int64(0)
+		for _, f := range fired {
+			w, ok := live[f.ID]
+			switch {
+			case !ok:
+				fail("timer %d fired but is not live", f.ID)
+			case w.when > to || f.Delay != to-w.when:
+				fail("timer %d (when %d) fired early or with a wrong delay %d at %d", f.ID, w.when, f.Delay, to)
+			case w.deadline < last:
+				fail("timer %d (deadline %d) fired after a timer with deadline %d", f.ID, w.deadline, last)
+			}
+			last = w.deadline
+			delete(live, f.ID)
+		}
+		for id, w := range live {
+			if w.deadline <= to {
+				fail("at %d timer %d (when %d, deadline %d) did not fire", to, id, w.when, w.deadline)
+			}
+		}
+		now = to
+	}
+	for range ops {
+		id := r.IntN(n)
+		switch op := r.IntN(10); {
+		case op < 4: // add or reset, earlier or later
+			if r.IntN(4) == 0 {
+				os.Setenv("GODEBUG", "timerslack="+timerModelSlack[r.IntN(len(timerModelSlack))])
+			}
+			base := now
+			if w, ok := live[id]; ok && r.IntN(2) == 0 {
+				base = w.when - timerModelDelta(r)/2 // earlier than before, maybe already due
+				if base < 1 {
+					base = 1
+				}
+			}
+			w := whenAfter(base)
+			_, want := live[id]
+			if pending := m.Reset(id, w); pending != want {
+				fail("reset of timer %d reported pending %v, want %v", id, pending, want)
+			}
+			live[id] = window{w, m.Deadline(id)}
+			if live[id].deadline > w {
+				slacked++
+			}
+		case op < 6:
+			_, want := live[id]
+			if pending := m.Stop(id); pending != want {
+				fail("stop of timer %d reported pending %v, want %v", id, pending, want)
+			}
+			delete(live, id)
+		case op < 9:
+			to := whenAfter(now)
+			if r.IntN(3) == 0 && len(live) > 0 { // exactly to some timer's when or deadline
+				for _, w := range live {
+					to = max(w.when, now)
+					if r.IntN(2) == 0 {
+						to = max(w.deadline, now)
+					}
+					break
+				}
+			}
+			advance(to)
+		default:
+			m.Sweep(now)
+		}
+		m.Verify()
+		_, w := m.Len()
+		wheeled += w
+		if observe != nil {
+			observe(m)
+		}
+		if len(live) > 0 {
+			earliest := int64(maxWhen)
+			for _, w := range live {
+				earliest = min(earliest, w.deadline)
+			}
+			if wt := m.WakeTime(); wt == 0 || wt > earliest {
+				fail("wakeTime %d later than the earliest deadline %d", wt, earliest)
+			}
+		}
+		if t.Failed() {
+			return wheeled, slacked
+		}
+	}
+	advance(maxWhen)
+	m.Verify()
+	if n, _ := m.Len(); len(live) != 0 || n != 0 {
+		fail("after the end of time: %d live, %d timers left in the set", len(live), n)
+	}
+	return wheeled, slacked
+}
