@@ -53,12 +53,13 @@
 //     any P it looks at, its own or another's, before their deadlines:
 //     one wakeup serves every timer whose window has opened.
 //   - ts.open also holds a lower bound on the when of every timer with
-//     slack marked timerModified since the last adjust, whose heap entry
-//     is stale: a timer reset earlier sits in the heap by its old deadline.
+//     slack in ts's heap marked timerModified since the last adjust, whose
+//     heap entry is stale: a timer reset earlier sits by its old deadline.
 //     check adjusts once that bound is <= now, as upstream adjusts once
 //     minWhenModified is, so a stale entry whose window has opened is
-//     re-sorted before any timer runs: the timers a wakeup runs run in
-//     deadline order, and none of them waits for its own wakeup.
+//     re-sorted before any timer runs, and the wakeup serves that timer as
+//     it would serve an unmodified timer in its place. (A timer in a
+//     wheel has no heap entry: the wheel re-places it.)
 //   - A periodic timer's next when is computed from its when, as upstream,
 //     not from when it ran: its period holds on average, with no drift.
 //   - Timers whose windows overlap may fire out of when order: a timer
@@ -118,9 +119,10 @@ type timersSlackOpen struct {
 	when atomic.Int64
 
 	// modified is a lower bound on the when of every timer with slack
-	// marked timerModified since the last adjust, or 0 if there is none.
-	// Lowered by modify without the timers lock, cleared by adjust, as
-	// minWhenModified is.
+	// in the heap marked timerModified since the last adjust, or 0 if
+	// there is none. Lowered by modify without the timers lock, and
+	// cleared by adjust as it clears minWhenModified. Elsewhere it may
+	// be left low, which costs at most one needless adjust.
 	modified atomic.Int64
 }
 
@@ -249,21 +251,22 @@ func (ts *timers) slackOpen(next int64) int64 {
 }
 
 // slackModified lowers ts.open.modified to the when of t, a timer in ts
-// that modify has just marked timerModified, if t has slack: its window
-// opens before the hard deadline that minWhenModified records. As modify
-// does for minWhenModified, it stores timerModified to t.astate first, so
-// that an adjust that clears the bound meanwhile sees t as modified.
-// The caller holds t's lock.
+// that modify has just marked timerModified, if t has slack and a heap
+// entry: its window opens before the hard deadline that minWhenModified
+// records. The caller holds t's lock.
 func (ts *timers) slackModified(t *timer) {
-	if t.slack.off == 0 {
+	if t.slack.off == 0 || t.wheeled() {
 		return
 	}
+	// Publish timerModified before reading the bound, so that an adjust
+	// either sees t as modified in its scan or clears the bound before
+	// the read below, and then t lowers it again.
+	t.astate.Store(t.state)
 	for {
 		old := ts.open.modified.Load()
 		if old != 0 && old <= t.when {
 			return
 		}
-		t.astate.Store(t.state)
 		if ts.open.modified.CompareAndSwap(old, t.when) {
 			return
 		}

@@ -222,17 +222,22 @@ func TestTimerSlackFakeTime(t *testing.T) {
 // TestTimerSlackResetEarlier checks that a timer reset earlier, whose heap
 // entry still holds its old deadline, runs in deadline order with the
 // other timers whose windows a wakeup finds open: the wakeup re-sorts the
-// stale entry before it runs any timer, as it does for a due timer.
+// stale entry before it runs any timer, as it does for a due timer. The
+// times lie within the wheel's near horizon (about 1ms), so that with
+// GOEXPERIMENT=timerwheel too the timers are in the heap.
 func TestTimerSlackResetEarlier(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=5ms")
-	const ms = int64(time.Millisecond)
+	t.Setenv("GODEBUG", "timerslack=100us")
+	const us = int64(time.Microsecond)
 	m := NewTimerModel(2)
-	m.Reset(0, 200*ms) // deadline 205ms
-	m.Reset(1, 100*ms) // deadline 105ms
-	m.Reset(0, 99*ms)  // deadline 104ms
+	m.Reset(0, 900*us) // deadline 1000us
+	m.Reset(1, 500*us) // deadline 600us
+	m.Reset(0, 490*us) // deadline 590us, but its heap entry says 1000us
 	m.Verify()
-	fired := m.Check(101 * ms) // both windows open, neither deadline passed
+	if _, wheel := m.Len(); wheel != 0 {
+		t.Fatalf("%d timers in the wheel, want all in the heap", wheel)
+	}
+	fired := m.Check(510 * us) // both windows open, neither deadline passed
 	if len(fired) != 2 || fired[0].ID != 0 || fired[1].ID != 1 {
-		t.Errorf("at 101ms fired %v, want timer 0 (deadline 104ms), then timer 1 (deadline 105ms)", fired)
+		t.Errorf("at 510us fired %v, want timer 0 (deadline 590us), then timer 1 (deadline 600us)", fired)
 	}
 }

@@ -339,6 +339,12 @@ func (ts *timers) wheelPlace(t *timer) {
 	ts.addHeap(t)
 }
 
+// wheeled reports whether t is in a wheel slot rather than in the heap.
+// The caller holds t's lock.
+func (t *timer) wheeled() bool {
+	return t.state&timerWheeled != 0
+}
+
 // wheelLockTimers locks and returns the timers holding t if t is in a
 // wheel, so that stop can remove t at once: the timers lock ranks before
 // t's, so it must be taken first. t.ts is read without t's lock, after the

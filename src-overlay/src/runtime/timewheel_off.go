@@ -28,3 +28,4 @@ func (t *timer) wheelLockTimers() *timers          { return nil }
 func (ts *timers) wheelUnlock()                    {}
 func (t *timer) wheelStop(locked *timers) *timers  { return nil }
 func (ts *timers) wheelVerify()                    {}
+func (t *timer) wheeled() bool                     { return false }
