@@ -8,9 +8,10 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"timerlab/bench/internal/rusage"
 )
 
 func nop() {}
@@ -183,7 +184,7 @@ func fireAll(b *testing.B, n int) {
 	for b.Loop() {
 		fired.Store(0)
 		last = make(chan struct{})
-		before := cpuTime(b)
+		before := rusage.Read(b).CPU
 		for _, d := range delays {
 			time.AfterFunc(d, onFire)
 		}
@@ -192,16 +193,7 @@ func fireAll(b *testing.B, n int) {
 		case <-time.After(11 * time.Second):
 			b.Fatalf("%d of %d timers fired within 10 s of the last deadline", fired.Load(), n)
 		}
-		cpu += cpuTime(b) - before
+		cpu += rusage.Read(b).CPU - before
 	}
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/timer")
-}
-
-// cpuTime returns the CPU time the process has used, user and system.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

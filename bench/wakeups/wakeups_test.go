@@ -35,10 +35,10 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"timerlab/bench/internal/rusage"
 	"timerlab/bench/internal/timerstats"
 )
 
@@ -134,12 +134,8 @@ type sample struct {
 }
 
 func usage(b *testing.B) sample {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return sample{wall: time.Now(), cpu: cpu, vcsw: ru.Nvcsw, timers: timerstats.Read()}
+	u := rusage.Read(b)
+	return sample{wall: time.Now(), cpu: u.CPU, vcsw: u.VCSW, timers: timerstats.Read()}
 }
 
 // secs is the run's wall time in seconds.
