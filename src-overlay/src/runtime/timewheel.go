@@ -378,7 +378,7 @@ func (ts *timers) wheelUnlock() {
 // are dropped (stop marks t a zombie meanwhile); else nil.
 // The caller holds t's lock.
 func (t *timer) wheelStop(locked *timers) *timers {
-	if t.state&timerWheeled == 0 {
+	if !t.wheeled() {
 		return nil
 	}
 	if t.ts != locked {
@@ -403,7 +403,7 @@ func (t *timer) wheelStop(locked *timers) *timers {
 // later is left to the cascade.
 // The caller holds t's lock and calls it before changing t.when.
 func (t *timer) wheelNeedsFix(when int64) *timers {
-	if t.state&timerWheeled == 0 || (when >= t.deadline() && t.state&timerZombie == 0) {
+	if !t.wheeled() || (when >= t.deadline() && t.state&timerZombie == 0) {
 		return nil
 	}
 	return t.ts
@@ -417,7 +417,7 @@ func (t *timer) wheelNeedsFix(when int64) *timers {
 func (ts *timers) wheelFix(t *timer) {
 	ts.lock()
 	t.lock()
-	if t.ts == ts && t.state&timerWheeled != 0 && t.state&(timerZombie|timerModified) != 0 {
+	if t.ts == ts && t.wheeled() && t.state&(timerZombie|timerModified) != 0 {
 		ts.wheelUnlink(t)
 		ts.wheelPlace(t)
 		ts.wheelRaiseMin()
