@@ -38,17 +38,24 @@ var latenessQuantiles = []struct {
 
 // slackCharts are the figures of the wakeup workloads charted against the timer slack each
 // variant granted. A workload that does not report a figure gets no chart of it.
-var slackCharts = []struct {
-	unit, label, file string
-	scale             float64 // the chart's value is the metric's median × scale
-}{
+var slackCharts = []slackChart{
 	{"timer-wakeups/s", "timer wakeups/s", "timer-wakeups", 1},
 	{"vcsw/s", "voluntary context switches/s", "vcsw", 1},
 	{"cpu-sec/s", "CPU seconds per second", "cpu", 1},
 	{"late-p50-sec", "p50 lateness (µs)", "late-p50", 1e6},
 	{"late-p99-sec", "p99 lateness (µs)", "late-p99", 1e6},
-	{"coalesce-eff", "coalescing efficiency (ideal / timer wakeups)", "coalesce-eff", 1},
+	{coalesceEff, "coalescing efficiency (ideal / timer wakeups)", "coalesce-eff", 1},
 }
+
+type slackChart struct {
+	unit, label, file string
+	scale             float64 // the chart's value is the metric's median × scale
+}
+
+// coalesceEff is ideal wakeups / timer wakeups. It judges how well a variant uses the slack it
+// grants, so it has no meaning without slack: with none, the ideal is one wakeup per distinct due
+// instant, and the figure only says how many dues one wakeup happened to find.
+const coalesceEff = "coalesce-eff"
 
 func (r *Report) charts() []savedChart {
 	charts := []savedChart{r.costVsN()}
@@ -57,7 +64,7 @@ func (r *Report) charts() []savedChart {
 	}
 	for _, w := range wakeupWorkloads {
 		for _, c := range slackCharts {
-			charts = append(charts, r.vsSlack(w, c.unit, c.label, c.file, c.scale))
+			charts = append(charts, r.vsSlack(w, c))
 		}
 	}
 	return charts
@@ -112,21 +119,26 @@ func (r *Report) latenessCDF(workload string) savedChart {
 		Note: "Quantiles p10, p25, p50, p90, p99, p99.9 and max of each variant (medians over the runs); lateness below 10 ns is drawn at 10 ns."}
 }
 
-// vsSlack charts one metric of workload, scaled by scale, against the median slack each variant
-// granted in that workload.
-func (r *Report) vsSlack(workload, unit, label, file string, scale float64) savedChart {
-	c := plots.Chart{Title: workload + ": " + label + " vs timer slack", X: "median timer slack granted (µs)", Y: label}
+// vsSlack charts one metric of workload against the median slack each variant granted in that
+// workload. Coalescing efficiency is charted only for variants that granted slack.
+func (r *Report) vsSlack(workload string, sc slackChart) savedChart {
+	c := plots.Chart{Title: workload + ": " + sc.label + " vs timer slack", X: "median timer slack granted (µs)", Y: sc.label}
 	for _, v := range r.Variants {
-		val, ok := r.center(workload, unit, v)
-		if !ok {
+		val, ok := r.center(workload, sc.unit, v)
+		slack := r.slack(workload, v)
+		if !ok || (sc.unit == coalesceEff && slack == 0) {
 			continue
 		}
 		c.Series = append(c.Series, plots.Series{Name: v,
-			Points: plotter.XYs{{X: r.slack(workload, v).Seconds() * 1e6, Y: val * scale}}})
+			Points: plotter.XYs{{X: slack.Seconds() * 1e6, Y: val * sc.scale}}})
 	}
-	return savedChart{File: strings.ToLower(workload) + "-" + file + "-vs-slack.svg", Chart: c,
-		Note: "Slack is the median of the slack the runtime granted the workload's timers (`slack-ns`, from " +
-			"/sched/timers/slack:seconds), medians over the runs; variants without slack or without the metric are at 0."}
+	note := "Slack is the median of the slack the runtime granted the workload's timers (`slack-ns`, from " +
+		"/sched/timers/slack:seconds), medians over the runs; variants without slack or without the metric are at 0."
+	if sc.unit == coalesceEff {
+		note = "Slack is the median of the slack the runtime granted the workload's timers (`slack-ns`, from " +
+			"/sched/timers/slack:seconds), medians over the runs; variants that granted no slack are left out."
+	}
+	return savedChart{File: strings.ToLower(workload) + "-" + sc.file + "-vs-slack.svg", Chart: c, Note: note}
 }
 
 // slack returns the median slack variant granted in workload: its slack-ns figure, 0 if absent.

@@ -21,7 +21,7 @@ func (r *Report) writeSlackTargets(b *bytes.Buffer) {
 	fmt.Fprintf(b, "Each variant with timer slack against %[1]s in this run, %[1]s first; medians over the runs, "+
 		"ratios are variant / %[1]s. *tickers*: %[2]s; slack is the median slack granted (`slack-ns`), late p99 "+
 		"is a share of the ticker period, coalesce-eff is ideal wakeups / timer wakeups (1: every wakeup the slack "+
-		"allows to save is saved). *sleeps*: %[3]s; ratio p50 is the median of actual / requested duration of the "+
+		"allows to save is saved; — where no slack is granted). *sleeps*: %[3]s; ratio p50 is the median of actual / requested duration of the "+
 		"sleeps of at least 100 µs.\n\n", lab.Baseline, tickersWorkload, sleepsWorkload)
 	b.WriteString("| variant | GODEBUG | tickers: slack | vcsw/s | CPU | late p99 (% of period) | coalesce-eff " +
 		"| sleeps: slack | ratio p50 | timer wakeups/s |\n" + "|" + strings.Repeat(" --- |", 10) + "\n")
@@ -30,7 +30,7 @@ func (r *Report) writeSlackTargets(b *bytes.Buffer) {
 		writeRow(b, v, orDash(tc.GODEBUG),
 			r.slackCell(tickersWorkload, v), r.ratioCell(tickersWorkload, "vcsw/s", v),
 			r.ratioCell(tickersWorkload, "cpu-sec/s", v), r.latePeriodCell(v),
-			r.valueCell(tickersWorkload, "coalesce-eff", v), r.slackCell(sleepsWorkload, v),
+			r.coalesceCell(v), r.slackCell(sleepsWorkload, v),
 			r.valueCell(sleepsWorkload, "ratio-p50", v), r.ratioCell(sleepsWorkload, "timer-wakeups/s", v))
 	}
 	b.WriteString("\n")
@@ -80,6 +80,15 @@ func (r *Report) valueCell(workload, unit, variant string) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.2f", val)
+}
+
+// coalesceCell is variant's median coalescing efficiency on the tickers, "—" where it granted them
+// no slack.
+func (r *Report) coalesceCell(variant string) string {
+	if r.slack(tickersWorkload, variant) == 0 {
+		return "—"
+	}
+	return r.valueCell(tickersWorkload, coalesceEff, variant)
 }
 
 // latePeriodCell is variant's p99 tick lateness as a percentage of the ticker period.

@@ -27,9 +27,9 @@ func TestSlackTargets(t *testing.T) {
 	loadSlack(t).writeSlackTargets(&b)
 	for _, want := range []string{
 		"## Slack targets",
-		"| heap | - | 0s | ×1.00 | ×1.00 | 88.9% | 180.30 | 0s | 2.20 | ×1.00 |",
+		"| heap | - | 0s | ×1.00 | ×1.00 | 88.9% | — | 0s | 2.20 | ×1.00 |",
 		"| slack | - | 982.3µs | ×1.22 | ×1.06 | 42.0% | 1.36 | 126.1µs | 1.24 | ×4.85 |",
-		"| slack-0 | timerslack=0 | 0s | ×1.42 | ×1.08 | 48.3% | 150.20 | 0s | 2.21 | ×0.91 |",
+		"| slack-0 | timerslack=0 | 0s | ×1.42 | ×1.08 | 48.3% | — | 0s | 2.21 | ×0.91 |",
 		"| slack-1ms | timerslack=1ms | 983µs | ×1.11 | ×1.16 | 37.4% | 1.39 | 983µs | 2.21 | ×0.96 |",
 		"| slack-12.5pct | timerslack=12.5% | 1.17ms | ×1.04 | ×0.97 | 45.1% | 1.25 | 63.5µs | 1.15 | ×5.08 |",
 	} {
@@ -95,6 +95,13 @@ func TestVsSlackCharts(t *testing.T) {
 		if charts[file].Chart.Empty() {
 			t.Errorf("chart %s is empty", file)
 		}
+	}
+	eff := points("staggeredtickers-coalesce-eff-vs-slack.svg")
+	if _, ok := eff["heap"]; ok {
+		t.Error("heap, which grants no slack, is on the coalescing efficiency chart")
+	}
+	if got := eff["slack-1ms"]; got.X != 983.04 || got.Y <= 0 {
+		t.Errorf("coalescing efficiency: slack-1ms at %v, want it at 983.04µs", got)
 	}
 	if !charts["submssleep-coalesce-eff-vs-slack.svg"].Chart.Empty() {
 		t.Error("SubMsSleep, which reports no coalesce-eff, has a chart of it")

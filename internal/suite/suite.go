@@ -138,8 +138,8 @@ func fullSets() []Set {
 	return []Set{
 		{Name: "std-time", Pkg: "time", From: Std, Bench: anyOf(stdTimeBenchmarks...),
 			Expect: stdTimeBenchmarks, About: "Go's own timer benchmarks (src/time)"},
-		{Name: "std-context", Pkg: "context", From: Std, Bench: anyOf("WithTimeout", "WithDeadline"),
-			Expect: []string{"WithTimeout", "WithDeadline"}, About: "context.WithTimeout churn (src/context)"},
+		{Name: "std-context", Pkg: "context", From: Std, Bench: anyOf("WithTimeout"),
+			Expect: []string{"WithTimeout"}, About: "context.WithTimeout churn (src/context)"},
 		{Name: "std-net", Pkg: "net", From: Std,
 			Bench:  anyOf("TCP4OneShotTimeout", "TCP4PersistentTimeout", "SetReadDeadline"),
 			Expect: []string{"TCP4OneShotTimeout", "TCP4PersistentTimeout", "SetReadDeadline"},

@@ -18,7 +18,8 @@ import (
 	"timerlab/internal/results"
 )
 
-// Results checks the raw files and profiles of the matrix recorded in dir.
+// Results checks the raw files and profiles of the matrix recorded in dir: a profile for every set
+// each variant runs (an alias variant runs only some sets, and has no profile of the others).
 func Results(dir string) error {
 	spec, err := matrix.ReadSpec(dir)
 	if err != nil {
@@ -28,6 +29,9 @@ func Results(dir string) error {
 	for _, v := range spec.Variants {
 		errs = append(errs, rawFile(filepath.Join(dir, results.RawPath(v))))
 		for _, set := range spec.Sets {
+			if !spec.Runs(v, set) {
+				continue
+			}
 			errs = append(errs, profile(filepath.Join(dir, results.ProfilePath(v, set))))
 		}
 	}

@@ -1,11 +1,15 @@
 package verify
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"timerlab/internal/matrix"
+	"timerlab/internal/results"
 )
 
 // copyResults copies the recorded results of the report tests into a temporary directory.
@@ -29,6 +33,33 @@ func TestCorruptProfileFails(t *testing.T) {
 	os.WriteFile(bad, []byte("not a profile"), 0o644)
 	if err := Results(dir); err == nil || !strings.Contains(err.Error(), "timers.pb.gz") {
 		t.Errorf("corrupt profile: %v", err)
+	}
+}
+
+// TestAliasNeedsOnlyItsSetsProfiles: a variant that the matrix restricts to some sets (an alias)
+// verifies without profiles of the others, and fails without one of its own.
+func TestAliasNeedsOnlyItsSetsProfiles(t *testing.T) {
+	dir := copyResults(t)
+	spec, err := matrix.ReadSpec(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Only = map[string][]string{"upstream": {"wakeups"}}
+	data, _ := json.Marshal(spec)
+	if err := os.WriteFile(filepath.Join(dir, "matrix.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range spec.Sets {
+		if set != "wakeups" {
+			os.Remove(filepath.Join(dir, results.ProfilePath("upstream", set)))
+		}
+	}
+	if err := Results(dir); err != nil {
+		t.Errorf("alias without profiles of sets it does not run: %v", err)
+	}
+	os.Remove(filepath.Join(dir, results.ProfilePath("upstream", "wakeups")))
+	if err := Results(dir); err == nil || !strings.Contains(err.Error(), "wakeups.pb.gz") {
+		t.Errorf("alias without the profile of its own set: %v", err)
 	}
 }
 
