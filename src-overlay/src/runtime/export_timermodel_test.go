@@ -55,8 +55,8 @@ func (m *TimerModel) Reset(id int, when int64) bool {
 	ts.lock()
 	t.lock()
 	t.when = when
-	t.slackArm(0)
 	t.state |= timerHeaped
+	t.slackArm(0)
 	ts.addHeap(t)
 	t.unlock()
 	ts.unlock()

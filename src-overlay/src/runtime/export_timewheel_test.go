@@ -18,6 +18,15 @@ func SetTimerWheelSlotMax(n int) int {
 	return old
 }
 
+// WheelPos returns where timer id is in the wheel: its level, slot and
+// index in the slot, encoded.
+func (m *TimerModel) WheelPos(id int) uint32 {
+	t := m.timers[id]
+	t.lock()
+	defer t.unlock()
+	return uint32(t.wheelPos)
+}
+
 // HeapBeyondHorizon returns the number of live, unmodified timers in the
 // heap that are due beyond the near horizon: timers that belong in the
 // wheel but found their slot full, or that adjust re-sorted in the heap.

@@ -187,10 +187,15 @@ func addSat(a, b int64) int64 {
 
 // slackArm sets t's slack for its current when, armed at now (0: read the
 // clock if the policy needs it), and returns t's hard deadline.
+// Only a timer in a heap gets slack: nothing wakes for the others (a
+// channel timer that nothing is blocked on runs when its channel is
+// read), and maybeAdd arms a timer as it enters a heap. So a Reset of such
+// a timer reads no clock, and a relative slack is a share of the delay
+// left when the timer is added, at most the delay it was set for.
 // The caller holds t's lock.
 func (t *timer) slackArm(now int64) int64 {
 	t.slack.off = 0
-	if spec := loadTimerSlack(); t.when > 0 && !t.isFake && faketime == 0 && spec.on() {
+	if spec := loadTimerSlack(); t.state&timerHeaped != 0 && t.when > 0 && !t.isFake && faketime == 0 && spec.on() {
 		if now == 0 && spec.rel != 0 {
 			now = nanotime()
 		}

@@ -30,7 +30,7 @@
 // occupancy bitmap.
 //
 // Placement invariant: the slot of a timer starts at or before its when.
-// Moving a timer later (its new when at or after its old deadline, below)
+// Moving a timer later (neither its when nor its deadline, below, earlier)
 // may leave it in its old (earlier) slot with timerModified set; it is
 // re-placed when that slot cascades. Moving it earlier re-places it at once
 // (wheelFix), and stopping it removes it at
@@ -396,14 +396,16 @@ func (t *timer) wheelStop(locked *timers) *timers {
 }
 
 // wheelNeedsFix reports, as the timers to pass to wheelFix or nil, whether t
-// must be re-placed at once because it is in a wheel and is being stopped
-// (zombie) or moved to a when earlier than its current deadline: earlier
-// than its when, it could break the placement invariant; earlier than its
-// deadline, its new deadline could be below its slot's slotMin. A move
-// later is left to the cascade.
-// The caller holds t's lock and calls it before changing t.when.
-func (t *timer) wheelNeedsFix(when int64) *timers {
-	if !t.wheeled() || (when >= t.deadline() && t.state&timerZombie == 0) {
+// must be re-placed at once because it is in a wheel and is a zombie or has
+// moved earlier than oldWhen and oldDeadline, its when and deadline when it
+// was placed: a when earlier than the old one could break the placement
+// invariant; a deadline earlier than the old one could lie below its slot's
+// slotMin. A move later is left to the cascade. (Comparing the new when
+// with the old deadline instead would re-place, under slack, every timer
+// reset by less than its slack later, as a repeated Reset(d) is.)
+// The caller holds t's lock and calls it after setting t's when and slack.
+func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers {
+	if !t.wheeled() || (t.when >= oldWhen && t.deadline() >= oldDeadline && t.state&timerZombie == 0) {
 		return nil
 	}
 	return t.ts

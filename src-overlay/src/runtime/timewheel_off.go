@@ -14,18 +14,18 @@ type timerWheelPos struct{}
 
 type timerWheel struct{}
 
-func (ts *timers) wheelLen() int                   { return 0 }
-func (ts *timers) wheelMinWhen(when int64) int64   { return when }
-func (ts *timers) wheelNext(pollUntil int64) int64 { return pollUntil }
-func (ts *timers) wheelAdd(t *timer) bool          { return false }
-func (ts *timers) wheelMoveMin(t *timer) bool      { return false }
-func (t *timer) wheelNeedsFix(when int64) *timers  { return nil }
-func (ts *timers) wheelFix(t *timer)               {}
-func (ts *timers) wheelAdvance(now int64)          {}
-func (ts *timers) wheelSweep()                     {}
-func (ts *timers) wheelTake(src *timers)           {}
-func (t *timer) wheelLockTimers() *timers          { return nil }
-func (ts *timers) wheelUnlock()                    {}
-func (t *timer) wheelStop(locked *timers) *timers  { return nil }
-func (ts *timers) wheelVerify()                    {}
-func (t *timer) wheeled() bool                     { return false }
+func (ts *timers) wheelLen() int                                  { return 0 }
+func (ts *timers) wheelMinWhen(when int64) int64                  { return when }
+func (ts *timers) wheelNext(pollUntil int64) int64                { return pollUntil }
+func (ts *timers) wheelAdd(t *timer) bool                         { return false }
+func (ts *timers) wheelMoveMin(t *timer) bool                     { return false }
+func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers { return nil }
+func (ts *timers) wheelFix(t *timer)                              {}
+func (ts *timers) wheelAdvance(now int64)                         {}
+func (ts *timers) wheelSweep()                                    {}
+func (ts *timers) wheelTake(src *timers)                          {}
+func (t *timer) wheelLockTimers() *timers                         { return nil }
+func (ts *timers) wheelUnlock()                                   {}
+func (t *timer) wheelStop(locked *timers) *timers                 { return nil }
+func (ts *timers) wheelVerify()                                   {}
+func (t *timer) wheeled() bool                                    { return false }

@@ -60,6 +60,31 @@ func TestTimerWheelModelFullSlots(t *testing.T) {
 	}
 }
 
+// TestTimerWheelResetLater checks that a timer in the wheel reset later
+// keeps its place, for the cascade to re-place, also when the reset moves it
+// by less than its slack (GOEXPERIMENT=timerslack), as a Reset(d) repeated
+// every few nanoseconds does: re-placing it would unlink and relink it under
+// its P's lock on every Reset. Timer 1 shares timer 0's slot, so a relink
+// would move timer 0 to the end of the slot.
+func TestTimerWheelResetLater(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=1ms")
+	const hour = int64(time.Hour)
+	m := NewTimerModel(2)
+	m.Reset(0, hour)
+	m.Reset(1, hour+1)
+	if _, wheel := m.Len(); wheel != 2 {
+		t.Fatalf("%d timers in the wheel, want 2", wheel)
+	}
+	pos := m.WheelPos(0)
+	for later := int64(1); later <= 1000; later++ {
+		m.Reset(0, hour+later)
+	}
+	m.Verify()
+	if got := m.WheelPos(0); got != pos {
+		t.Errorf("timer 0 reset later by 1000ns moved from wheel position %#x to %#x", pos, got)
+	}
+}
+
 // TestTimerWheelStress arms a million timers over several levels and has
 // other goroutines stop and reset them while some fire. A timer must never
 // fire before its deadline, nor after a Stop that reported it pending.

@@ -189,6 +189,46 @@ func TestTimerMetricsSlack(t *testing.T) {
 	}
 }
 
+// TestTimerMetricsSlackOnHeapEntry checks that a timer gets its slack as it
+// enters a heap, not when it is set: resetting a channel timer that nothing
+// waits on grants no slack (and reads no clock), and a goroutine blocking
+// on its channel, which puts it in a heap, grants it once.
+func TestTimerMetricsSlackOnHeapEntry(t *testing.T) {
+	if !goexperiment.TimerSlack {
+		t.Skip("no timer slack without GOEXPERIMENT=timerslack")
+	}
+	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
+	os.Setenv("GODEBUG", "timerslack=1ms")
+	const resets = 100
+	before := readTimerMetrics(t)
+	tm := time.NewTimer(time.Hour)
+	defer tm.Stop()
+	for range resets {
+		tm.Reset(time.Hour)
+	}
+	reset := readTimerMetrics(t)
+	if n, _ := histogramDelta(before.slack, reset.slack); n > backgroundTimers {
+		t.Errorf("slack samples went up by %d over %d resets of a channel timer nothing waits on, want at most %d (background timers)",
+			n, resets, backgroundTimers)
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-tm.C:
+		case <-done:
+		}
+	}()
+	defer close(done)
+	for start := time.Now(); ; time.Sleep(time.Millisecond) {
+		if n, _ := histogramDelta(reset.slack, readTimerMetrics(t).slack); n > 0 {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("no slack sample after a goroutine blocked on the timer's channel for 10s")
+		}
+	}
+}
+
 // TestTimerMetricsWakeups sleeps while nothing else runs: each sleep should
 // end with the netpoller waking for the timer.
 func TestTimerMetricsWakeups(t *testing.T) {
