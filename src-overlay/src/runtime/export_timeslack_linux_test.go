@@ -26,7 +26,5 @@ func EpollWaitIdle(delay int64) (n int32, errno uintptr, precise bool) {
 	}
 	defer closefd(fd)
 	var events [1]linux.EpollEvent
-	waits := epollPwait2Waits.Load()
-	n, errno = epollWait(fd, events[:], delay, int32((delay+999999)/1e6))
-	return n, errno, epollPwait2Waits.Load() != waits
+	return epollWait(fd, events[:], delay, int32((delay+999999)/1e6))
 }

@@ -17,9 +17,6 @@ import (
 // refuses it (EPERM). From then on netpollWait uses epoll_wait.
 var epollPwait2Missing atomic.Bool
 
-// epollPwait2Waits counts the waits that used epoll_pwait2, for tests.
-var epollPwait2Waits atomic.Uint64
-
 // netpollWait waits on epfd for up to delay nanoseconds (< 0: no limit)
 // and returns what epoll returned.
 //
@@ -35,11 +32,13 @@ var epollPwait2Waits atomic.Uint64
 // than failing it, kills this one on its first precise wait: run such
 // programs with GODEBUG=timerslack=0.
 func netpollWait(events []linux.EpollEvent, delay int64, waitms int32) (int32, uintptr) {
-	return epollWait(epfd, events, delay, waitms)
+	n, errno, _ := epollWait(epfd, events, delay, waitms)
+	return n, errno
 }
 
-// epollWait is netpollWait on the epoll instance fd.
-func epollWait(fd int32, events []linux.EpollEvent, delay int64, waitms int32) (int32, uintptr) {
+// epollWait is netpollWait on the epoll instance fd. It also reports
+// whether it waited with epoll_pwait2.
+func epollWait(fd int32, events []linux.EpollEvent, delay int64, waitms int32) (n int32, errno uintptr, precise bool) {
 	if delay > 0 && delay < 1e15 && !epollPwait2Missing.Load() && loadTimerSlack().on() {
 		var timeout timespec
 		timeout.setNsec(delay)
@@ -47,10 +46,10 @@ func epollWait(fd int32, events []linux.EpollEvent, delay int64, waitms int32) (
 			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)),
 			uintptr(unsafe.Pointer(&timeout)), 0, 0)
 		if errno == 0 || errno == _EINTR {
-			epollPwait2Waits.Add(1)
-			return int32(r), errno
+			return int32(r), errno, true
 		}
 		epollPwait2Missing.Store(true)
 	}
-	return linux.EpollWait(fd, events, int32(len(events)), waitms)
+	n, errno = linux.EpollWait(fd, events, int32(len(events)), waitms)
+	return n, errno, false
 }
