@@ -133,10 +133,11 @@ func (r *Report) vsSlack(workload string, sc slackChart) savedChart {
 			Points: plotter.XYs{{X: slack.Seconds() * 1e6, Y: val * sc.scale}}})
 	}
 	note := "Slack is the median of the slack the runtime granted the workload's timers (`slack-ns`, from " +
-		"/sched/timers/slack:seconds), medians over the runs; variants without slack or without the metric are at 0."
+		"/sched/timers/slack:seconds), medians over the runs; "
 	if sc.unit == coalesceEff {
-		note = "Slack is the median of the slack the runtime granted the workload's timers (`slack-ns`, from " +
-			"/sched/timers/slack:seconds), medians over the runs; variants that granted no slack are left out."
+		note += "variants that granted no slack are left out."
+	} else {
+		note += "variants without slack or without the metric are at 0."
 	}
 	return savedChart{File: strings.ToLower(workload) + "-" + sc.file + "-vs-slack.svg", Chart: c, Note: note}
 }
