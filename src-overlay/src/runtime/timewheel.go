@@ -30,8 +30,8 @@
 // occupancy bitmap.
 //
 // Placement invariant: the slot of a timer starts at or before its when.
-// Moving a timer later (neither its when nor its deadline, below, earlier)
-// may leave it in its old (earlier) slot with timerModified set; it is
+// Moving a timer later (its when and its deadline, below, no earlier than
+// before) may leave it in its old (earlier) slot with timerModified set; it is
 // re-placed when that slot cascades. Moving it earlier re-places it at once
 // (wheelFix), and stopping it removes it at
 // once (wheelStop), from whichever P, so Stop leaves no zombie behind.
@@ -396,11 +396,11 @@ func (t *timer) wheelStop(locked *timers) *timers {
 }
 
 // wheelNeedsFix reports, as the timers to pass to wheelFix or nil, whether t
-// must be re-placed at once because it is in a wheel and is a zombie or has
-// moved earlier than oldWhen and oldDeadline, its when and deadline when it
-// was placed: a when earlier than the old one could break the placement
-// invariant; a deadline earlier than the old one could lie below its slot's
-// slotMin. A move later is left to the cascade. (Comparing the new when
+// must be re-placed at once because it is in a wheel and is a zombie, or its
+// when is now earlier than oldWhen or its deadline earlier than oldDeadline
+// (its when and deadline as placed): a when earlier than the old one could
+// break the placement invariant; a deadline earlier than the old one could
+// lie below its slot's slotMin. A move later is left to the cascade. (Comparing the new when
 // with the old deadline instead would re-place, under slack, every timer
 // reset by less than its slack later, as a repeated Reset(d) is.)
 // The caller holds t's lock and calls it after setting t's when and slack.
