@@ -49,7 +49,7 @@ func (m *TimerModel) Reset(id int, when int64) bool {
 	heaped := t.state&timerHeaped != 0
 	t.unlock()
 	if heaped {
-		return t.modify(when, 0, nil, nil, t.seq)
+		return t.modify(when, 0, nil, nil, t.seq, 0)
 	}
 	ts := &m.ts
 	ts.lock()

@@ -42,3 +42,20 @@ func TimerSlackPolicy() TimerSlackSpec {
 func SetTimerSlack(value string) {
 	setTimerSlack(value)
 }
+
+// TimerSlackArmedFrom creates a timer due at when, computed from now, as
+// time.AfterFunc does, then resets it to when2, computed from now2, as
+// Timer.Reset does, and returns its hard deadline after each. It stops
+// the timer before it returns.
+func TimerSlackArmedFrom(when, now, when2, now2 int64) (deadline, deadline2 int64) {
+	t := newTimer(when, 0, func(any, uintptr, int64) {}, nil, nil, now)
+	defer t.stop()
+	t.lock()
+	deadline = t.deadline()
+	t.unlock()
+	resetTimer(t, when2, 0, now2)
+	t.lock()
+	deadline2 = t.deadline()
+	t.unlock()
+	return deadline, deadline2
+}

@@ -25,6 +25,8 @@
 // A SPEC of 0 gives upstream's
 // behaviour, epoll_wait's milliseconds included; a SPEC that does not parse
 // does too, without a crash. Unset, the policy is defaultTimerSlack.
+// A program sets its own default with //go:debug timerslack=SPEC (or a
+// godebug line in go.mod), which GODEBUG overrides, as for any setting.
 // Changing GODEBUG with os.Setenv changes the policy for timers armed from
 // then on.
 //
@@ -185,13 +187,17 @@ func addSat(a, b int64) int64 {
 	return a + b
 }
 
-// slackArm sets t's slack for its current when, armed at now (0: read the
-// clock if the policy needs it), and returns t's hard deadline.
+// slackArm sets t's slack for its current when, armed at now, and returns
+// t's hard deadline. now is the time t's when was computed from, which
+// package time and the netpoller pass down so that a relative slack costs
+// no clock read; 0 means the caller has none, and the clock is read if
+// the policy needs it.
 // Only a timer in a heap gets slack: nothing wakes for the others (a
 // channel timer that nothing is blocked on runs when its channel is
 // read), and maybeAdd arms a timer as it enters a heap. So a Reset of such
-// a timer reads no clock, and a relative slack is a share of the delay
-// left when the timer is added, at most the delay it was set for.
+// a timer reads no clock. A relative slack is a share of the delay the
+// timer was set for, or, for a channel timer that enters a heap when a
+// goroutine blocks on it, of the delay left then.
 // The caller holds t's lock.
 func (t *timer) slackArm(now int64) int64 {
 	t.slack.off = 0

@@ -6,11 +6,15 @@ package metrics_test
 
 import (
 	"internal/goexperiment"
+	"internal/testenv"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -283,5 +287,87 @@ func TestTimerMetricsMoved(t *testing.T) {
 	t.Logf("moved: %d of %d", after.moved-before.moved, procs*perP)
 	if d := after.moved - before.moved; d == 0 || d > procs*perP+backgroundTimers {
 		t.Errorf("moved went up by %d, want between 1 and %d", d, procs*perP)
+	}
+}
+
+// slackDirectiveProg arms one timer under a //go:debug timerslack
+// directive and prints each non-empty bucket of the slack histogram as
+// "lo hi count".
+const slackDirectiveProg = `//go:debug timerslack=300ms
+
+package main
+
+import (
+	"fmt"
+	"runtime/metrics"
+	"time"
+)
+
+func main() {
+	defer time.AfterFunc(time.Hour, func() {}).Stop()
+	s := []metrics.Sample{{Name: "/sched/timers/slack:seconds"}}
+	metrics.Read(s)
+	h := s[0].Value.Float64Histogram()
+	for i, n := range h.Counts {
+		if n > 0 {
+			fmt.Println(h.Buckets[i], h.Buckets[i+1], n)
+		}
+	}
+}
+`
+
+// TestTimerSlackGoDebugDirective checks that a program sets its default
+// policy with //go:debug timerslack=: the go command knows the setting and
+// the runtime reads it from the binary's default GODEBUG. Every timer then
+// gets 300ms of slack, and GODEBUG=timerslack=0 overrides the directive.
+func TestTimerSlackGoDebugDirective(t *testing.T) {
+	if !goexperiment.TimerSlack {
+		t.Skip("no timer slack without GOEXPERIMENT=timerslack")
+	}
+	testenv.MustHaveGoBuild(t)
+	dir := t.TempDir()
+	for name, data := range map[string]string{"go.mod": "module slackdirective\n\ngo 1.27\n", "main.go": slackDirectiveProg} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(dir, "slackdirective.exe")
+	build := testenv.Command(t, testenv.GoToolPath(t), "build", "-o", exe, ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	run := func(godebug string) (buckets [][2]float64) {
+		cmd := testenv.Command(t, exe)
+		cmd.Env = append(os.Environ(), "GODEBUG="+godebug)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("GODEBUG=%q: %v\n%s", godebug, err, out)
+		}
+		for line := range strings.Lines(string(out)) {
+			f := strings.Fields(line)
+			if len(f) != 3 {
+				t.Fatalf("GODEBUG=%q: bad line %q", godebug, line)
+			}
+			lo, err1 := strconv.ParseFloat(f[0], 64)
+			hi, err2 := strconv.ParseFloat(f[1], 64)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("GODEBUG=%q: bad line %q", godebug, line)
+			}
+			buckets = append(buckets, [2]float64{lo, hi})
+		}
+		return buckets
+	}
+	buckets := run("")
+	if len(buckets) == 0 {
+		t.Error("no slack sample under //go:debug timerslack=300ms")
+	}
+	for _, b := range buckets {
+		if !(b[0] <= 0.3 && 0.3 < b[1]) {
+			t.Errorf("a slack sample in [%v, %v) under //go:debug timerslack=300ms, want every one at 0.3s", b[0], b[1])
+		}
+	}
+	if buckets := run("timerslack=0"); len(buckets) != 0 {
+		t.Errorf("slack samples in %v with GODEBUG=timerslack=0 over the directive, want none", buckets)
 	}
 }
