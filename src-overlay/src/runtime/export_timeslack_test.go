@@ -59,3 +59,20 @@ func TimerSlackArmedFrom(when, now, when2, now2 int64) (deadline, deadline2 int6
 	t.unlock()
 	return deadline, deadline2
 }
+
+// TimerSlackAddedAs adds a new timer due at when to the current P's heap
+// as a modify that set setWhen, computed from now, would, and returns its
+// hard deadline: when != setWhen is a concurrent modify that set when in
+// between. It stops the timer before it returns.
+func TimerSlackAddedAs(when, setWhen, now int64) int64 {
+	t := new(timeTimer)
+	t.timer.init(func(any, uintptr, int64) {}, nil)
+	defer t.stop()
+	t.lock()
+	t.when = when
+	t.unlock()
+	t.maybeAdd(setWhen, now)
+	t.lock()
+	defer t.unlock()
+	return t.deadline()
+}

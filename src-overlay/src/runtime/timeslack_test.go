@@ -245,12 +245,17 @@ func TestTimerSlackResetEarlier(t *testing.T) {
 // TestTimerSlackArmedFrom checks that a relative slack is a share of the
 // delay from the time the caller computed when from, which package time
 // passes down so that arming a timer reads no clock: a timer due 10s from
-// now, with when computed 20s ago, has a 20s delay. A time of 0 means the
-// caller has none, and then the delay is measured from the clock.
+// now whose when was computed from a time 20s before it has a 20s delay.
+// A time of 0 means the caller has none, and the delay is measured from
+// the clock; so is it when a concurrent Reset set another when between
+// the modify that computed it and the add to a heap.
 func TestTimerSlackArmedFrom(t *testing.T) {
 	const policy, s = "10%", int64(time.Second)
 	t.Setenv("GODEBUG", "timerslack="+policy)
-	spec, _ := ParseTimerSlack(policy)
+	spec, ok := ParseTimerSlack(policy)
+	if !ok {
+		t.Fatalf("policy %q does not parse", policy)
+	}
 	when, when2 := Nanotime()+10*s, Nanotime()+11*s
 	got, got2 := TimerSlackArmedFrom(when, when-20*s, when2, when2-30*s)
 	if want := TimerSlackHard(spec, when, when-20*s); got != want {
@@ -261,13 +266,23 @@ func TestTimerSlackArmedFrom(t *testing.T) {
 		t.Errorf("reset due at when2, armed from when2-30s: deadline when2+%v, want when2+%v",
 			time.Duration(got2-when2), time.Duration(want-when2))
 	}
+	if got, want := TimerSlackAddedAs(when, when, when-20*s), TimerSlackHard(spec, when, when-20*s); got != want {
+		t.Errorf("timer added as set, armed from when-20s: deadline when+%v, want when+%v",
+			time.Duration(got-when), time.Duration(want-when))
+	}
 
 	before := Nanotime()
 	got, got2 = TimerSlackArmedFrom(when, 0, when2, 0)
+	raced := TimerSlackAddedAs(when, when2, when2-30*s)
 	after := Nanotime()
-	if lo, hi := TimerSlackHard(spec, when, after), TimerSlackHard(spec, when, before); got < lo || got > hi {
+	lo, hi := TimerSlackHard(spec, when, after), TimerSlackHard(spec, when, before)
+	if got < lo || got > hi {
 		t.Errorf("timer armed from no time: deadline when+%v, want the clock's when+[%v, %v]",
 			time.Duration(got-when), time.Duration(lo-when), time.Duration(hi-when))
+	}
+	if raced < lo || raced > hi {
+		t.Errorf("timer whose when changed before its add: deadline when+%v, want the clock's when+[%v, %v]",
+			time.Duration(raced-when), time.Duration(lo-when), time.Duration(hi-when))
 	}
 	if lo, hi := TimerSlackHard(spec, when2, after), TimerSlackHard(spec, when2, before); got2 < lo || got2 > hi {
 		t.Errorf("reset armed from no time: deadline when2+%v, want the clock's when2+[%v, %v]",

@@ -334,6 +334,7 @@ func TestTimerSlackGoDebugDirective(t *testing.T) {
 	exe := filepath.Join(dir, "slackdirective.exe")
 	build := testenv.Command(t, testenv.GoToolPath(t), "build", "-o", exe, ".")
 	build.Dir = dir
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
