@@ -40,23 +40,26 @@ func timerModelFire(arg any, seq uintptr, delay int64) {
 	m.fired = append(m.fired, TimerFiring{int(seq), delay})
 }
 
-// Reset arms timer id for when, as time.Timer.Reset does: modify if the
-// timer is still in the set, else add it to the model's set (maybeAdd
-// would add it to the current P's). It reports whether it was pending.
-func (m *TimerModel) Reset(id int, when int64) bool {
+// Reset arms timer id for when, every period after that if period > 0,
+// as time.Timer.Reset and Ticker.Reset do, with when computed from the
+// model's time now: modify if the timer is still in the set, else add it
+// to the model's set (maybeAdd would add it to the current P's). It
+// reports whether it was pending.
+func (m *TimerModel) Reset(id int, when, period, now int64) bool {
 	t := m.timers[id]
 	t.lock()
 	heaped := t.state&timerHeaped != 0
 	t.unlock()
 	if heaped {
-		return t.modify(when, 0, nil, nil, t.seq, 0)
+		return t.modify(when, period, nil, nil, t.seq, now)
 	}
 	ts := &m.ts
 	ts.lock()
 	t.lock()
 	t.when = when
+	t.period = period
 	t.state |= timerHeaped
-	t.slackArm(0)
+	t.slackArm(now)
 	ts.addHeap(t)
 	t.unlock()
 	ts.unlock()

@@ -80,6 +80,18 @@ func timerModelDelta(r *rand.Rand) int64 {
 	}
 }
 
+// nextLive returns the first id of live from start on, wrapping at n: a
+// live timer chosen by the model's random source, not by map order, so that
+// a seed replays its run.
+func nextLive[W any](live map[int]W, start, n int) int {
+	for k := range n {
+		if _, ok := live[(start+k)%n]; ok {
+			return (start + k) % n
+		}
+	}
+	panic("no live timer")
+}
+
 // timerModelSlack are the slack policies the model switches between.
 var timerModelSlack = []string{"0", "25%:1ms", "100us", "1ms", "5ms", "50%", "10%:20ms", "3ms+10%"}
 
@@ -124,6 +136,11 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 				fail("at %d timer %d (when %d, deadline %d) did not fire", to, id, w.when, w.deadline)
 			}
 		}
+		// A check leaves nothing due: a wake time at or before now would
+		// have the P wake, or poll, again and again for nothing.
+		if wt := m.WakeTime(); wt != 0 && wt <= to {
+			fail("after the check at %d, wakeTime %d is not later (%d timers live)", to, wt, len(live))
+		}
 		now = to
 	}
 	for range ops {
@@ -142,7 +159,7 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 			}
 			w := whenAfter(base)
 			_, want := live[id]
-			if pending := m.Reset(id, w); pending != want {
+			if pending := m.Reset(id, w, 0, now); pending != want {
 				fail("reset of timer %d reported pending %v, want %v", id, pending, want)
 			}
 			live[id] = window{w, m.Deadline(id)}
@@ -158,12 +175,10 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 		case op < 9:
 			to := whenAfter(now)
 			if r.IntN(3) == 0 && len(live) > 0 { // exactly to some timer's when or deadline
-				for _, w := range live {
-					to = max(w.when, now)
-					if r.IntN(2) == 0 {
-						to = max(w.deadline, now)
-					}
-					break
+				w := live[nextLive(live, r.IntN(n), n)]
+				to = max(w.when, now)
+				if r.IntN(2) == 0 {
+					to = max(w.deadline, now)
 				}
 			}
 			advance(to)
@@ -195,4 +210,24 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 		fail("after the end of time: %d live, %d timers left in the set", len(live), n)
 	}
 	return wheeled, slacked
+}
+
+// TestTimerModelEmptyWakeTime checks that a set left empty has no wake
+// time once checked: a timer reset later (which sets minWhenModified) and
+// then stopped leaves nothing to wake for. In the wheel the stop removes
+// the timer at once, so no adjust ever clears the bound; left set, it
+// keeps wakeTime in the past, and the P polls again and again for nothing.
+func TestTimerModelEmptyWakeTime(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	m := NewTimerModel(1)
+	m.Reset(0, 1<<40, 0, 1)
+	m.Reset(0, 1<<41, 0, 1)
+	m.Stop(0)
+	m.Check(1 << 42)
+	if n, _ := m.Len(); n != 0 {
+		t.Fatalf("%d timers left after the stop and a check", n)
+	}
+	if wt := m.WakeTime(); wt != 0 {
+		t.Errorf("empty set after a check: wakeTime %d, want 0", wt)
+	}
 }

@@ -44,7 +44,10 @@
 //     when = t.deadline() and soft.when = t.when as of the last update.
 //     So wakeTime, minWhenModified and every pollUntil are hard deadlines,
 //     and a P, or the netpoller, sleeps until the earliest hard deadline
-//     of all its timers: no timer fires after hard for want of a wakeup.
+//     of all its timers: no timer fires after hard for want of a wakeup,
+//     beyond the poller's own granularity (the kernel's timer slack, and
+//     where epoll_pwait2 is missing, epoll_wait's millisecond, by which
+//     upstream fires late past when).
 //   - A wakeup (any check, on this P or by a P stealing from it) runs
 //     timers from the top of the heap while their soft when <= now, the
 //     Linux hrtimer expiry rule. With equal slacks, heap order is soft
@@ -64,6 +67,8 @@
 //     wheel has no heap entry: the wheel re-places it.)
 //   - A periodic timer's next when is computed from its when, as upstream,
 //     not from when it ran: its period holds on average, with no drift.
+//     Its slack is at most half its period (capPeriodic), so a tick fired
+//     late within its window does not skip the next tick.
 //   - Timers whose windows overlap may fire out of when order: a timer
 //     armed long ago with a large relative slack may fire after one due
 //     a little later but armed with less. Each still fires in its window.
@@ -95,10 +100,11 @@ type timerSlackSpec struct {
 // timerSlackPolicy is the policy in force, a sequence lock: setTimerSlack
 // makes seq odd, stores the fields and makes seq even again, and a reader
 // retries until it reads the fields under one even seq, so that it never
-// combines two policies. Writers are serialized: GODEBUG is parsed at
-// startup, and later under package syscall's environment lock. It cannot
-// be a pointer to an immutable policy: the first parse runs before the heap
-// exists.
+// combines two policies. A writer makes seq odd with a compare-and-swap
+// from even, so writers exclude each other too: GODEBUG may be set by
+// several goroutines at once (package syscall serializes Setenv on Unix,
+// not on Windows). It cannot be a pointer to an immutable policy: the
+// first parse runs before the heap exists.
 var timerSlackPolicy struct {
 	seq           atomic.Uint32
 	abs, rel, max atomic.Int64
@@ -139,7 +145,13 @@ func setTimerSlack(value string) {
 		spec = timerSlackSpec{max: maxWhen}
 	}
 	p := &timerSlackPolicy
-	p.seq.Add(1)
+	for {
+		seq := p.seq.Load()
+		if seq&1 == 0 && p.seq.CompareAndSwap(seq, seq+1) {
+			break
+		}
+		osyield()
+	}
 	p.abs.Store(spec.abs)
 	p.rel.Store(spec.rel)
 	p.max.Store(spec.max)
@@ -205,12 +217,25 @@ func (t *timer) slackArm(now int64) int64 {
 		if now == 0 && spec.rel != 0 {
 			now = nanotime()
 		}
-		if slack := spec.slack(t.when, now); slack > 0 {
+		if slack := t.capPeriodic(spec.slack(t.when, now)); slack > 0 {
 			t.slack.off = uint32(slack)
 			timerStatsHere().slack.record(slack)
 		}
 	}
 	return t.deadline()
+}
+
+// capPeriodic returns slack, capped at half of t's period if t is periodic.
+// A periodic timer re-arms from its when, to the first instant of its
+// period after the run (see unlockAndRun): a tick late by a whole period
+// would skip the next one, so a slack of a period or more (1ms on a 1ms
+// Ticker) would drop ticks. Half the period leaves the other half for the
+// wakeup's own lateness. The caller holds t's lock.
+func (t *timer) capPeriodic(slack int64) int64 {
+	if t.period > 0 {
+		return min(slack, t.period/2)
+	}
+	return slack
 }
 
 // deadline returns t's hard deadline. The caller holds t's lock.

@@ -28,8 +28,12 @@ var epollPwait2Missing atomic.Bool
 // missing. The kernel adds its own timer slack to either wait (the
 // thread's timerslack_ns, 50us by default), on top of the policy's.
 //
-// A seccomp filter that kills a process for an unknown system call, rather
-// than failing it, kills this one on its first precise wait: run such
+// Android never uses epoll_pwait2: its apps' seccomp filter answers a
+// system call it does not allow with SIGSYS, not an error, and releases
+// whose filter lacks epoll_pwait2 would kill the process on its first
+// precise wait (package syscall never tries faccessat2 there, for the same
+// reason). Elsewhere a seccomp filter that kills a process for an unknown
+// system call, rather than failing it, kills this one too: run such
 // programs with GODEBUG=timerslack=0.
 func netpollWait(events []linux.EpollEvent, delay int64, waitms int32) (int32, uintptr) {
 	n, errno, _ := epollWait(epfd, events, delay, waitms)
@@ -39,7 +43,7 @@ func netpollWait(events []linux.EpollEvent, delay int64, waitms int32) (int32, u
 // epollWait is netpollWait on the epoll instance fd. It also reports
 // whether it waited with epoll_pwait2.
 func epollWait(fd int32, events []linux.EpollEvent, delay int64, waitms int32) (n int32, errno uintptr, precise bool) {
-	if delay > 0 && delay < 1e15 && !epollPwait2Missing.Load() && loadTimerSlack().on() {
+	if GOOS != "android" && delay > 0 && delay < 1e15 && !epollPwait2Missing.Load() && loadTimerSlack().on() {
 		var timeout timespec
 		timeout.setNsec(delay)
 		r, _, errno := linux.Syscall6(linux.SYS_EPOLL_PWAIT2, uintptr(fd),

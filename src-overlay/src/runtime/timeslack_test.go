@@ -229,9 +229,9 @@ func TestTimerSlackResetEarlier(t *testing.T) {
 	t.Setenv("GODEBUG", "timerslack=100us")
 	const us = int64(time.Microsecond)
 	m := NewTimerModel(2)
-	m.Reset(0, 900*us) // deadline 1000us
-	m.Reset(1, 500*us) // deadline 600us
-	m.Reset(0, 490*us) // deadline 590us, but its heap entry says 1000us
+	m.Reset(0, 900*us, 0, 1) // deadline 1000us
+	m.Reset(1, 500*us, 0, 1) // deadline 600us
+	m.Reset(0, 490*us, 0, 1) // deadline 590us, but its heap entry says 1000us
 	m.Verify()
 	if _, wheel := m.Len(); wheel != 0 {
 		t.Fatalf("%d timers in the wheel, want all in the heap", wheel)
@@ -287,5 +287,91 @@ func TestTimerSlackArmedFrom(t *testing.T) {
 	if lo, hi := TimerSlackHard(spec, when2, after), TimerSlackHard(spec, when2, before); got2 < lo || got2 > hi {
 		t.Errorf("reset armed from no time: deadline when2+%v, want the clock's when2+[%v, %v]",
 			time.Duration(got2-when2), time.Duration(lo-when2), time.Duration(hi-when2))
+	}
+}
+
+// TestTimerSlackPeriodic checks that a periodic timer gets at most half its
+// period of slack, and that a tick run at its hard deadline, as on an idle
+// P, leaves the next tick its own instant: a Ticker keeps its rate under
+// any policy. Without the cap a 1ms slack on a 1ms Ticker ran every other
+// tick: the re-arm skips to the first instant of the period after the run.
+func TestTimerSlackPeriodic(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	for _, c := range []struct {
+		policy        string
+		period, slack int64
+	}{
+		{"1ms", ms, ms / 2},
+		{"100%", 2 * ms, ms},
+		{"1ms", 10 * ms, ms},
+	} {
+		t.Setenv("GODEBUG", "timerslack="+c.policy)
+		m := NewTimerModel(1)
+		start := int64(1 << 40)
+		when := start + c.period
+		m.Reset(0, when, c.period, start)
+		for tick := range 10 {
+			deadline := m.Deadline(0)
+			if deadline-when != c.slack {
+				t.Fatalf("policy %s, period %v: tick %d due at when+%v, want when+%v",
+					c.policy, time.Duration(c.period), tick, time.Duration(deadline-when), time.Duration(c.slack))
+			}
+			if fired := m.Check(deadline); len(fired) != 1 || fired[0].Delay != deadline-when {
+				t.Fatalf("policy %s, period %v: tick %d at its deadline fired %v, want one run %v late",
+					c.policy, time.Duration(c.period), tick, fired, time.Duration(deadline-when))
+			}
+			when += c.period
+		}
+		m.Stop(0)
+	}
+}
+
+// TestTimerSlackWriters sets the policy from several goroutines at once,
+// as os.Setenv("GODEBUG", ...) may on Windows, where package syscall takes
+// no lock, while others read it: every read, and the policy left at the
+// end, must be one of the policies set, never a mix of two.
+func TestTimerSlackWriters(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0") // restores the policy from GODEBUG at the end
+	policies := []string{"1ms", "50%:2ms"}
+	var specs []TimerSlackSpec
+	for _, p := range policies {
+		spec, ok := ParseTimerSlack(p)
+		if !ok {
+			t.Fatalf("policy %q does not parse", p)
+		}
+		specs = append(specs, spec)
+	}
+	valid := func(got TimerSlackSpec) bool { return got == specs[0] || got == specs[1] }
+	SetTimerSlack(policies[0])
+	// More Ps than cores, so that the OS preempts writers between their
+	// stores and readers run meanwhile.
+	defer GOMAXPROCS(GOMAXPROCS(8))
+	var wg sync.WaitGroup
+	var mixed sync.Map
+	start := make(chan struct{})
+	for w := range 4 {
+		wg.Go(func() {
+			<-start
+			for i := range 1000000 {
+				SetTimerSlack(policies[(w+i)%2])
+			}
+		})
+		wg.Go(func() {
+			<-start
+			for range 1000000 {
+				if got := TimerSlackPolicy(); !valid(got) {
+					mixed.Store(got, true)
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	mixed.Range(func(got, _ any) bool {
+		t.Errorf("read a policy that was never set: %+v", got)
+		return true
+	})
+	if got := TimerSlackPolicy(); !valid(got) {
+		t.Errorf("policy left after the writers: %+v, want %+v or %+v", got, specs[0], specs[1])
 	}
 }

@@ -313,11 +313,21 @@ func (w *timerWheel) emptySlot(level, s int) {
 	}
 }
 
-// wheelRaiseMin sets minWhen to wakeBound after timers left the wheel. Raising it is safe only once those timers are
-// gone or in the heap with minWhenHeap updated: wakeTime loads minWhenHeap
-// before wheel.minWhen.
+// wheelRaiseMin sets minWhen to wakeBound after timers left the wheel.
+// Raising it is safe only once those timers are gone or in the heap with
+// minWhenHeap updated: wakeTime loads minWhenHeap before wheel.minWhen.
+//
+// If they left the set empty, it also clears minWhenModified: a wheel
+// timer reset later (which sets the bound) and then stopped is gone at
+// once, and with no timer left check never adjusts, so a bound left set
+// would keep wakeTime in the past for good (upstream's heap keeps a
+// stopped timer until adjust or deleteMin clears the bound). No modify
+// can race with the store: a timer in no set updates no set's bound.
 func (ts *timers) wheelRaiseMin() {
 	ts.wheel.minWhen.Store(ts.wheel.wakeBound())
+	if ts.wheel.n == 0 && len(ts.heap) == 0 {
+		ts.minWhenModified.Store(0)
+	}
 }
 
 // wheelDrop forgets the zombie t, just unlinked from ts's wheel.
@@ -416,19 +426,30 @@ func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers {
 // the P of the caller, which need not be ts's P: it locks ts, then t, in
 // lock-rank order, so a stopped wheel timer never lingers as a zombie.
 // The caller must hold neither lock.
-func (ts *timers) wheelFix(t *timer) {
+//
+// It reports whether t's new deadline is earlier than ts's wake time was,
+// so that modify wakes the netpoller for it. modify's own test is not
+// enough for a wheel timer: it skips the wakeup when minWhenModified is
+// already at or before t's deadline, trusting the adjust of that wakeup
+// to find t in the heap; but until this fix t is in the wheel, and an
+// adjust that ran in between cleared the bound without seeing t, so the P
+// may be asleep until a later time.
+func (ts *timers) wheelFix(t *timer) (earlier bool) {
 	ts.lock()
 	t.lock()
 	if t.ts == ts && t.wheeled() && t.state&(timerZombie|timerModified) != 0 {
+		wake := ts.wakeTime()
 		ts.wheelUnlink(t)
 		ts.wheelPlace(t)
 		ts.wheelRaiseMin()
+		earlier = t.state&timerHeaped != 0 && (wake == 0 || t.deadline() < wake)
 	}
 	t.unlock()
 	if verifyWheel {
 		ts.wheelVerify()
 	}
 	ts.unlock()
+	return earlier
 }
 
 // wheelMoveMin moves ts.heap[0], the timer t just moved later by
@@ -564,6 +585,9 @@ func (ts *timers) wheelTake(src *timers) {
 					ts.addHeap(t)
 					timerStatsHere().moved++
 				}
+				// No unlock publishes the new state: wheelLockTimers
+				// reads timerWheeled from astate.
+				t.astate.Store(t.state)
 			}
 			w.slots[level][s] = nil
 			w.slotMin[level][s] = 0
@@ -572,6 +596,7 @@ func (ts *timers) wheelTake(src *timers) {
 	}
 	w.n = 0
 	w.minWhen.Store(0)
+	src.minWhenModified.Store(0) // take clears it only if src's heap had timers
 	src.len.Store(uint32(len(src.heap)))
 	ts.len.Store(uint32(len(ts.heap) + ts.wheel.n))
 }
@@ -628,8 +653,10 @@ func (ts *timers) wheelVerify() {
 		throw("bad timer wheel minWhen")
 	}
 	for _, tw := range ts.heap {
-		if tw.timer.astate.Load()&timerWheeled != 0 {
+		tw.timer.lock()
+		if tw.timer.state&timerWheeled != 0 {
 			throw("wheel timer in heap")
 		}
+		tw.timer.unlock()
 	}
 }

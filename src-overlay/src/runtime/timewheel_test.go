@@ -70,14 +70,14 @@ func TestTimerWheelResetLater(t *testing.T) {
 	t.Setenv("GODEBUG", "timerslack=1ms")
 	const hour = int64(time.Hour)
 	m := NewTimerModel(2)
-	m.Reset(0, hour)
-	m.Reset(1, hour+1)
+	m.Reset(0, hour, 0, 1)
+	m.Reset(1, hour+1, 0, 1)
 	if _, wheel := m.Len(); wheel != 2 {
 		t.Fatalf("%d timers in the wheel, want 2", wheel)
 	}
 	pos := m.WheelPos(0)
 	for later := int64(1); later <= 1000; later++ {
-		m.Reset(0, hour+later)
+		m.Reset(0, hour+later, 0, 1)
 	}
 	m.Verify()
 	if got := m.WheelPos(0); got != pos {
@@ -229,5 +229,37 @@ func TestTimerWheelGOMAXPROCS(t *testing.T) {
 	}
 	if e := early.Load(); e != 0 {
 		t.Errorf("%d timers fired early", e)
+	}
+}
+
+// TestTimerWheelFixWakes checks that moving a wheel timer earlier asks for
+// a wakeup when the fix lowers the set's wake time, even though modify saw
+// an earlier minWhenModified: an adjust may have cleared that bound without
+// seeing the timer, still in its slot, and the P may be asleep until the
+// old bound. With the bound still set, the wakeup it stands for will find
+// the timer in the heap, and none is asked for.
+func TestTimerWheelFixWakes(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	const hour, second = int64(time.Hour), int64(time.Second)
+	for _, c := range []struct {
+		modified int64
+		want     bool
+	}{{0, true}, {second / 2, false}} {
+		m := NewTimerModel(1)
+		m.Reset(0, hour, 0, 1)
+		if _, wheel := m.Len(); wheel != 1 {
+			t.Fatalf("%d timers in the wheel, want 1", wheel)
+		}
+		if woke := m.FixEarlier(0, second, c.modified); woke != c.want {
+			t.Errorf("timer moved from 1h to 1s with minWhenModified %d: fix asked for a wakeup: %v, want %v",
+				c.modified, woke, c.want)
+		}
+		m.Verify()
+		if wt := m.WakeTime(); wt == 0 || wt > second {
+			t.Errorf("after the fix, wakeTime %d is later than the timer's when %d", wt, second)
+		}
+		if fired := m.Check(second); len(fired) != 1 {
+			t.Errorf("at 1s fired %v, want the timer", fired)
+		}
 	}
 }
