@@ -6,6 +6,7 @@ package timers
 import (
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -66,9 +67,17 @@ func BenchmarkTimeoutVsN(b *testing.B) {
 	benchAfterFuncStop(b, time.Second)
 }
 
+// BenchmarkTimeoutVsNGCOff is TimeoutVsN with the garbage collector off while it is timed: the
+// timer set's own cost against N. With the collector on, every variant's op also pays for marking
+// the N live timers (the collector runs more of the time as N grows), which no timer set can avoid;
+// with it off, what still grows with N is the timer set's work and its cache misses.
+func BenchmarkTimeoutVsNGCOff(b *testing.B) {
+	benchAfterFuncStop(b, time.Second, gcOff)
+}
+
 // benchAfterFuncStop times AfterFunc+Stop of a timer due in [base, 2*base) with each of liveSizes
-// long timers live.
-func benchAfterFuncStop(b *testing.B, base time.Duration) {
+// long timers live, after calling each setup (once the live timers are started and collected).
+func benchAfterFuncStop(b *testing.B, base time.Duration, setup ...func(*testing.B)) {
 	for _, size := range liveSizes {
 		b.Run("N="+size.name, func(b *testing.B) {
 			live := startLong(size.n)
@@ -78,6 +87,9 @@ func benchAfterFuncStop(b *testing.B, base time.Duration) {
 				delays[i] = base + rand.N(base)
 			}
 			runtime.GC()
+			for _, f := range setup {
+				f(b)
+			}
 			i := 0
 			for b.Loop() {
 				time.AfterFunc(delays[i%len(delays)], nop).Stop()
@@ -85,6 +97,15 @@ func benchAfterFuncStop(b *testing.B, base time.Duration) {
 			}
 		})
 	}
+}
+
+// gcOff turns the garbage collector off until b ends, and collects what b allocated then.
+func gcOff(b *testing.B) {
+	old := debug.SetGCPercent(-1)
+	b.Cleanup(func() {
+		debug.SetGCPercent(old)
+		runtime.GC()
+	})
 }
 
 // timerSized is as large as the timer AfterFunc allocates upstream (time.Timer and its runtime

@@ -71,12 +71,12 @@ func (r *Report) charts() []savedChart {
 }
 
 // vsNBenchmarks are the benchmarks of bench/timers charted against N, in legend order.
-var vsNBenchmarks = []string{"CostVsN", "TimeoutVsN", "AllocVsN"}
+var vsNBenchmarks = []string{"CostVsN", "TimeoutVsN", "TimeoutVsNGCOff", "AllocVsN"}
 
 var vsNName = regexp.MustCompile(`^(` + strings.Join(vsNBenchmarks, "|") + `)/N=(\d+)([KM]?)(-\d+)?$`)
 
 // costVsN charts AfterFunc+Stop cost against the number of live timers: one line per variant and
-// benchmark (CostVsN, TimeoutVsN, and their floor AllocVsN).
+// benchmark (CostVsN, TimeoutVsN, TimeoutVsN with the collector off, and their floor AllocVsN).
 func (r *Report) costVsN() savedChart {
 	c := plots.Chart{Title: "AfterFunc+Stop cost vs live timers", X: "live timers (N)", Y: "ns/op",
 		LogX: true, LogY: true, LegendLeft: true}
@@ -99,7 +99,8 @@ func (r *Report) costVsN() savedChart {
 	}
 	return savedChart{File: "cost-vs-n.svg", Chart: c,
 		Note: "CostVsN: a timer due among the live ones; TimeoutVsN: a timeout due before all of them; " +
-			"AllocVsN: allocating a timer-sized object with no timer, the floor under both."}
+			"TimeoutVsNGCOff: TimeoutVsN with the garbage collector off while timed, the timer set's own cost; " +
+			"AllocVsN: allocating a timer-sized object with no timer, the floor under CostVsN and TimeoutVsN."}
 }
 
 // latenessCDF charts the distribution of wakeup lateness of workload from its quantile metrics.

@@ -50,3 +50,27 @@ func TestCostVsNChart(t *testing.T) {
 		}
 	}
 }
+
+// TestVsNName checks that the cost-vs-N pattern names each benchmark of bench/timers by its whole
+// name, so that TimeoutVsNGCOff is not read as TimeoutVsN, and reads N and its suffix.
+func TestVsNName(t *testing.T) {
+	for name, want := range map[string][]string{
+		"TimeoutVsN/N=4M-2":      {"TimeoutVsN", "4", "M"},
+		"TimeoutVsNGCOff/N=4M-2": {"TimeoutVsNGCOff", "4", "M"},
+		"TimeoutVsNGCOff/N=1K":   {"TimeoutVsNGCOff", "1", "K"},
+		"AllocVsN/N=100K-16":     {"AllocVsN", "100", "K"},
+		"Burst/timers=1M-2":      nil,
+		"TimeoutVsNGC/N=1K":      nil,
+	} {
+		m := vsNName.FindStringSubmatch(name)
+		if want == nil {
+			if m != nil {
+				t.Errorf("%s: matched as %q", name, m[1:4])
+			}
+			continue
+		}
+		if m == nil || m[1] != want[0] || m[2] != want[1] || m[3] != want[2] {
+			t.Errorf("%s: got %q, want %q", name, m, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -48,4 +49,49 @@ func TestSweepSets(t *testing.T) {
 			t.Errorf("quick=%v: SweepSets = %v, want [wakeups]", quick, got)
 		}
 	}
+}
+
+// TestTimersSets checks which sub-benchmarks of bench/timers the timers and timers-gcoff sets
+// select, as go test would: TimeoutVsNGCOff belongs to timers-gcoff alone, and quick keeps the
+// small sizes.
+func TestTimersSets(t *testing.T) {
+	cases := []struct {
+		quick bool
+		set   string
+		name  string
+		want  bool
+	}{
+		{false, "timers", "CostVsN/N=4M", true},
+		{false, "timers", "TimeoutVsN/N=1K", true},
+		{false, "timers", "Burst/timers=1M", true},
+		{false, "timers", "TimeoutVsNGCOff/N=1K", false},
+		{false, "timers-gcoff", "TimeoutVsNGCOff/N=4M", true},
+		{false, "timers-gcoff", "TimeoutVsN/N=4M", false},
+		{true, "timers", "AllocVsN/N=100K", true},
+		{true, "timers", "AllocVsN/N=1M", false},
+		{true, "timers", "Burst/timers=100K", true},
+		{true, "timers-gcoff", "TimeoutVsNGCOff/N=100K", true},
+		{true, "timers-gcoff", "TimeoutVsNGCOff/N=1M", false},
+	}
+	for _, c := range cases {
+		s, ok := Find(Sets(c.quick), c.set)
+		if !ok {
+			t.Fatalf("quick=%v: no set %s", c.quick, c.set)
+		}
+		if got := selects(s.Bench, "Benchmark"+c.name); got != c.want {
+			t.Errorf("quick=%v: set %s (%q) selects %s: %v, want %v", c.quick, c.set, s.Bench, c.name, got, c.want)
+		}
+	}
+}
+
+// selects reports whether the -test.bench pattern selects the benchmark name: as go test matches,
+// each '/'-separated level of the pattern must match the same level of the name.
+func selects(pattern, name string) bool {
+	levels, parts := strings.Split(pattern, "/"), strings.Split(name, "/")
+	for i, level := range levels {
+		if i < len(parts) && !regexp.MustCompile(level).MatchString(parts[i]) {
+			return false
+		}
+	}
+	return true
 }
