@@ -89,6 +89,14 @@ func (m *TimerModel) Check(now int64) []TimerFiring {
 	return m.fired
 }
 
+// CleanHead removes zombies from the top and the tail of the heap, as
+// maybeAdd does before it adds a timer.
+func (m *TimerModel) CleanHead() {
+	m.ts.lock()
+	m.ts.cleanHead()
+	m.ts.unlock()
+}
+
 // Sweep forces the zombie clean-up that check does when zombies pile up.
 func (m *TimerModel) Sweep(now int64) {
 	m.ts.lock()

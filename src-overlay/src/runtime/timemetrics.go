@@ -37,7 +37,9 @@
 //     still, as schedStatsAggregate does for p.goroutinesCreated. A count
 //     read while its P runs may be a few events stale.
 //   - A destroyed P's counts move into timerStatsRetired before it dies
-//     (the world is stopped), so every counter only grows.
+//     (the world is stopped, and procresize holds sched.lock). Readers
+//     load the retired counts under sched.lock too, so a P's counts are
+//     in exactly one of the two sums and every counter only grows.
 //   - Each firing adds one lateness sample and nothing else: fired is the
 //     lateness histogram's total, summed when read. A timer never runs
 //     before its when, so the bucket of negative lateness stays empty
@@ -195,6 +197,9 @@ type timerStatsAggregate struct {
 
 // compute populates a from the retired counts and every P's.
 func (a *timerStatsAggregate) compute() {
+	a.wakeups = timerWakeups.Load()
+
+	lock(&sched.lock)
 	r := &timerStatsRetired
 	a.lateness.load(&r.lateness)
 	a.started = r.started.Load()
@@ -203,9 +208,6 @@ func (a *timerStatsAggregate) compute() {
 	a.coalesced = r.coalesced.Load()
 	a.cascades = r.cascades.Load()
 	a.slack.load(&r.slack)
-	a.wakeups = timerWakeups.Load()
-
-	lock(&sched.lock)
 	for _, pp := range allp {
 		if pp == nil || pp.status == _Pdead {
 			break

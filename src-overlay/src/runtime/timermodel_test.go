@@ -183,7 +183,11 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 			}
 			advance(to)
 		default:
-			m.Sweep(now)
+			if r.IntN(2) == 0 {
+				m.Sweep(now)
+			} else {
+				m.CleanHead()
+			}
 		}
 		m.Verify()
 		_, w := m.Len()
@@ -229,5 +233,25 @@ func TestTimerModelEmptyWakeTime(t *testing.T) {
 	}
 	if wt := m.WakeTime(); wt != 0 {
 		t.Errorf("empty set after a check: wakeTime %d, want 0", wt)
+	}
+}
+
+// TestTimerModelCleanHeadWakeTime checks the wake time after cleanHead
+// takes the heap's only timer, a stopped one, off the heap's tail while a
+// timer waits in the wheel: the wake time must be the wheel timer's, not
+// the stopped one's. The wheel builds kept the stopped timer's, and once it
+// had passed, the scheduler polled for the P's timers again and again,
+// spinning a CPU until the next timer entered the heap.
+func TestTimerModelCleanHeadWakeTime(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	m := NewTimerModel(2)
+	m.Reset(0, 1<<40, 0, 1) // beyond the near horizon: in the wheel, if there is one
+	m.Reset(1, 1000, 0, 1)  // the heap's only timer
+	m.Stop(1)
+	m.CleanHead()
+	m.Check(2000)
+	m.Verify()
+	if wt := m.WakeTime(); wt != 1<<40 {
+		t.Errorf("after the stopped timer's cleanup and a check at 2000: wakeTime %d, want %d", wt, int64(1<<40))
 	}
 }

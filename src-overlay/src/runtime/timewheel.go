@@ -313,6 +313,19 @@ func (w *timerWheel) emptySlot(level, s int) {
 	}
 }
 
+// wheelHeapEmptied keeps minWhenHeap exact when cleanHead has taken the
+// heap's last timer off its tail. Upstream leaves the bound stale then,
+// which is harmless while len is 0: the P's timerpMask bit is cleared and
+// nothing reads it. With timers in the wheel len stays above 0, and a
+// stale bound in the past would have the scheduler poll for this P's
+// timers again and again, spinning, until the next timer enters the heap.
+// The caller holds ts's lock.
+func (ts *timers) wheelHeapEmptied() {
+	if len(ts.heap) == 0 {
+		ts.updateMinWhenHeap()
+	}
+}
+
 // wheelRaiseMin sets minWhen to wakeBound after timers left the wheel.
 // Raising it is safe only once those timers are gone or in the heap with
 // minWhenHeap updated: wakeTime loads minWhenHeap before wheel.minWhen.

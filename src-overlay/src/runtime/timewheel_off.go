@@ -22,6 +22,7 @@ func (ts *timers) wheelMoveMin(t *timer) bool                     { return false
 func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers { return nil }
 func (ts *timers) wheelFix(t *timer) bool                         { return false }
 func (ts *timers) wheelAdvance(now int64)                         {}
+func (ts *timers) wheelHeapEmptied()                              {}
 func (ts *timers) wheelSweep()                                    {}
 func (ts *timers) wheelTake(src *timers)                          {}
 func (t *timer) wheelLockTimers() *timers                         { return nil }

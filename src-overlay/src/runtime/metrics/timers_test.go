@@ -290,6 +290,46 @@ func TestTimerMetricsMoved(t *testing.T) {
 	}
 }
 
+// TestTimerMetricsMonotonic reads the timer counters while GOMAXPROCS
+// shrinks and grows and goroutines start and stop timers: a cumulative
+// counter must never go down. It did when a read loaded the destroyed Ps'
+// counts before locking allp: a P destroyed in between was in neither sum.
+func TestTimerMetricsMonotonic(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for !stop.Load() {
+				time.NewTimer(time.Hour).Stop()
+				runtime.Gosched()
+			}
+		})
+	}
+	wg.Go(func() {
+		for !stop.Load() {
+			runtime.GOMAXPROCS(8)
+			time.Sleep(50 * time.Microsecond)
+			runtime.GOMAXPROCS(2)
+			time.Sleep(50 * time.Microsecond)
+		}
+	})
+	defer wg.Wait()
+	defer stop.Store(true)
+	samples := []metrics.Sample{{Name: "/sched/timers/started:timers"}, {Name: "/sched/timers/stopped:timers"}}
+	last := make([]uint64, len(samples))
+	for start := time.Now(); time.Since(start) < time.Second; {
+		metrics.Read(samples)
+		for i, s := range samples {
+			if v := s.Value.Uint64(); v < last[i] {
+				t.Fatalf("%s went down from %d to %d", s.Name, last[i], v)
+			} else {
+				last[i] = v
+			}
+		}
+	}
+}
+
 // slackDirectiveProg arms one timer under a //go:debug timerslack
 // directive and prints each non-empty bucket of the slack histogram as
 // "lo hi count".
