@@ -36,14 +36,7 @@ goexp=$(variant_field "$variant" goexp)
 series=$(variant_field "$variant" series)
 version="$(base_version)-timerlab.$variant"
 
-stamp() {
-	{
-		host_sum
-		variant_line "$variant"
-		[ "$series" = none ] || series_hash
-	} | sha256sum | cut -d' ' -f1
-}
-want_stamp=$(stamp)
+want_stamp=$(toolchain_stamp "$variant")
 
 if [ -x "$dest/bin/go" ] && [ "$(cat "$dest/.timerlab-stamp" 2>/dev/null)" = "$want_stamp" ]; then
 	step "$variant is up to date ($("$dest/bin/go" version))"

@@ -159,6 +159,18 @@ series_hash() {
 	done | sha256sum | cut -d' ' -f1
 }
 
+# toolchain_stamp VARIANT prints the hash of everything VARIANT's toolchain is built from: the
+# base's sum, VARIANT's line of variants.conf and, unless its series is none, the series.
+# build-toolchain.sh keeps it in the toolchain as .timerlab-stamp; timerlab bench and instr refuse a
+# toolchain whose stamp differs, so results never name a series their binaries were not built from.
+toolchain_stamp() {
+	{
+		host_sum
+		variant_line "$1"
+		[ "$(variant_field "$1" series)" = none ] || series_hash
+	} | sha256sum | cut -d' ' -f1
+}
+
 # checkout_series DIR NAME: clone the base into DIR and apply NAME's series there.
 checkout_series() {
 	local dir=$1 series

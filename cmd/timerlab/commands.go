@@ -193,6 +193,9 @@ func selectSets(all []suite.Set, names []string) ([]suite.Set, error) {
 		if err := s.Validate(); err != nil {
 			return nil, err
 		}
+		if _, dup := suite.Find(out, n); dup {
+			return nil, fmt.Errorf("benchmark set %q named twice: its samples would count twice", n)
+		}
 		out = append(out, s)
 	}
 	return out, nil
@@ -262,7 +265,8 @@ func (b *bench) executor(out string, count int, timeout time.Duration) *gotest.E
 }
 
 // recordEnv describes the machine and toolchains into out/env.json. A directory started with
-// other toolchains or another patch series is refused: its cells would not be comparable.
+// other toolchains, another patch series or on another machine (or at another GOMAXPROCS) is
+// refused: its cells would not be comparable.
 func (b *bench) recordEnv(ctx context.Context, out string) (results.Env, error) {
 	env := results.Machine()
 	env.Mode = map[bool]string{false: "full", true: "quick"}[b.quick]
@@ -290,6 +294,9 @@ func (b *bench) recordEnv(ctx context.Context, out string) (results.Env, error) 
 }
 
 func sameBuild(old, cur results.Env) error {
+	if m, n := old.MachineLine(), cur.MachineLine(); m != n {
+		return fmt.Errorf("machine changed (%s, now %s)", m, n)
+	}
 	if old.SeriesSHA256 != cur.SeriesSHA256 {
 		return fmt.Errorf("patch series changed (%s, now %s)", old.SeriesSHA256, cur.SeriesSHA256)
 	}

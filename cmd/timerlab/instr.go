@@ -159,6 +159,9 @@ func (r *instrRun) plan(ctx context.Context, bench []string, n int) error {
 				return err
 			}
 			for _, leaf := range leaves {
+				if slices.Contains(names, leaf.Name) {
+					continue // named again by a wider pattern: its samples would count twice
+				}
 				names = append(names, leaf.Name)
 				if i == 0 {
 					r.n[leaf.Name] = cmp.Or(n, instr.ChooseN(leaf.SecPerOp, instrTarget))

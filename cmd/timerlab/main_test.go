@@ -11,6 +11,7 @@ import (
 
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
+	"timerlab/internal/results"
 	"timerlab/internal/suite"
 	"timerlab/internal/toolchain"
 )
@@ -147,5 +148,39 @@ func TestAliasesRunOnSweepSetsOnly(t *testing.T) {
 	}
 	if _, err := sweepSets(full, "nosuch"); err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("--sweep-sets nosuch: %v", err)
+	}
+}
+
+// TestSelectSetsRejectsDuplicates checks that a set named twice is refused: each of its rounds
+// would be counted twice, narrowing the intervals and the p-values.
+func TestSelectSetsRejectsDuplicates(t *testing.T) {
+	all := suite.Sets(true)
+	if _, err := selectSets(all, []string{"timers", "deadline"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := selectSets(all, []string{"timers", "deadline", "timers"}); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("selectSets with timers twice: %v", err)
+	}
+}
+
+// TestSameBuild checks what a resumed run must share with the run that started its directory: the
+// machine (GOMAXPROCS included), the patch series and every toolchain.
+func TestSameBuild(t *testing.T) {
+	old := results.Env{CPUModel: "AMD EPYC", Kernel: "Linux 6.1", Cores: 2, GOMAXPROCS: 2, SeriesSHA256: "abc",
+		Toolchains: []toolchain.Info{{Variant: "heap", Version: "go version go1.27.4-timerlab.heap linux/amd64"}}}
+	if err := sameBuild(old, old); err != nil {
+		t.Errorf("the same build: %v", err)
+	}
+	for what, change := range map[string]func(*results.Env){
+		"machine":    func(e *results.Env) { e.CPUModel = "Intel Xeon" },
+		"GOMAXPROCS": func(e *results.Env) { e.GOMAXPROCS = 4 },
+		"series":     func(e *results.Env) { e.SeriesSHA256 = "def" },
+		"toolchain":  func(e *results.Env) { e.Toolchains = []toolchain.Info{{Variant: "heap", Version: "other"}} },
+	} {
+		cur := old
+		change(&cur)
+		if err := sameBuild(old, cur); err == nil || !strings.Contains(err.Error(), what) {
+			t.Errorf("%s changed: %v, want an error naming it", what, err)
+		}
 	}
 }

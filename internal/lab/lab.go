@@ -6,7 +6,9 @@ package lab
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,17 +83,60 @@ func (l Layout) BaseVersion() (string, error) {
 }
 
 // SeriesHash returns the hash of the patch series and the overlay that scripts/lib.sh's series_hash
-// prints, the one definition of it: build-toolchain.sh stamps toolchains with the same function, so
-// the hash a report records is the series its toolchains were built from.
+// prints, the one definition of it. Toolchains are stamped with it (ToolchainStamp), and Open
+// refuses a toolchain whose stamp differs (CheckStamp), so the hash a report records is the series
+// its toolchains were built from.
 func (l Layout) SeriesHash() (string, error) {
+	return l.libsh("series_hash")
+}
+
+// StampFile is the file in a toolchain that holds its ToolchainStamp, written by
+// scripts/build-toolchain.sh.
+const StampFile = ".timerlab-stamp"
+
+// ToolchainStamp returns what scripts/lib.sh's toolchain_stamp prints for variant name: the hash of
+// the base's sum, the variant's line of variants.conf and its series, everything its toolchain is
+// built from.
+func (l Layout) ToolchainStamp(name string) (string, error) {
+	return l.libsh("toolchain_stamp", name)
+}
+
+// CheckStamp reports an error if the toolchain of variant name at root was built from another base,
+// variants.conf line or patch series than the checkout holds now: a rebuild that was not run, or
+// that failed and kept the previous toolchain. Results of such a toolchain would be recorded under
+// the wrong series. A toolchain without a stamp was not built by build-toolchain.sh (a GOROOT put
+// there by hand) and is taken as it is.
+func (l Layout) CheckStamp(name, root string) error {
+	have, err := os.ReadFile(filepath.Join(root, StampFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	want, err := l.ToolchainStamp(name)
+	if err != nil {
+		return err
+	}
+	if got := strings.TrimSpace(string(have)); got != want {
+		return fmt.Errorf("the toolchain at %s is out of date: built from another base, variants.conf line or patch series "+
+			"than the checkout holds (stamp %.12s, now %.12s); rebuild it with scripts/build-toolchain.sh %s", root, got, want, name)
+	}
+	return nil
+}
+
+// libsh runs the function fn of scripts/lib.sh with args and the layout's paths, and returns what
+// it prints.
+func (l Layout) libsh(fn string, args ...string) (string, error) {
 	libsh := filepath.Join(l.Root, "scripts", "lib.sh")
-	cmd := exec.Command("bash", "-c", `source "$1" && series_hash`, "bash", libsh)
-	cmd.Env = append(os.Environ(), "TIMERLAB_PATCHES="+l.Patches, "TIMERLAB_OVERLAY="+l.Overlay)
+	cmd := exec.Command("bash", append([]string{"-c", `source "$1" && shift && "$@"`, "bash", libsh, fn}, args...)...)
+	cmd.Env = append(os.Environ(), "TIMERLAB_BUILD="+l.Build, "TIMERLAB_BASE_CONF="+l.BaseConf,
+		"TIMERLAB_VARIANTS="+l.Variants, "TIMERLAB_PATCHES="+l.Patches, "TIMERLAB_OVERLAY="+l.Overlay)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("series_hash from %s: %v: %s", libsh, err, bytes.TrimSpace(stderr.Bytes()))
+		return "", fmt.Errorf("%s from %s: %v: %s", fn, libsh, err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -203,6 +248,9 @@ func Select(all []Variant, names []string) ([]Variant, error) {
 		i := indexOf(all, n)
 		if i < 0 {
 			return nil, fmt.Errorf("unknown variant %q (known: %s)", n, strings.Join(Names(all), " "))
+		}
+		if indexOf(out, n) >= 0 {
+			return nil, fmt.Errorf("variant %q named twice: its samples would count twice", n)
 		}
 		out = append(out, all[i])
 	}

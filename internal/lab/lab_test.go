@@ -32,6 +32,9 @@ slack      all     timerslack  timerslack=50us  coalescing with slack
 	if _, err := Select(vs, []string{"wheel"}); err == nil || !strings.Contains(err.Error(), "wheel") {
 		t.Errorf("Select of unknown variant: %v", err)
 	}
+	if _, err := Select(vs, []string{"heap", "slack", "heap"}); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("Select of a variant named twice: %v", err)
+	}
 	if got := BaselineFirst(Names(vs)); strings.Join(got, " ") != "heap upstream slack" {
 		t.Errorf("BaselineFirst = %v", got)
 	}
@@ -138,5 +141,50 @@ func TestSeriesHash(t *testing.T) {
 	write("patches/0002-b.patch", "second\n")
 	if hash() == changed {
 		t.Error("adding a patch left the hash as it was")
+	}
+}
+
+// TestCheckStamp checks that a toolchain whose stamp is what scripts/lib.sh computes for the
+// checkout passes, that one built from another series is refused with the rebuild command, and
+// that one without a stamp is taken as it is.
+func TestCheckStamp(t *testing.T) {
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	write := func(path, data string) {
+		t.Helper()
+		p := filepath.Join(tmp, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("patches/0001-a.patch", "first\n")
+	write("overlay/src/runtime/timewheel.go", "package runtime\n")
+	write("variants.conf", "heap all - - baseline\n")
+	t.Setenv("TIMERLAB_PATCHES", filepath.Join(tmp, "patches"))
+	t.Setenv("TIMERLAB_OVERLAY", filepath.Join(tmp, "overlay"))
+	t.Setenv("TIMERLAB_VARIANTS", filepath.Join(tmp, "variants.conf"))
+	l := NewLayout(root)
+	tc := filepath.Join(tmp, "toolchain")
+	if err := l.CheckStamp("heap", tc); err != nil {
+		t.Errorf("a toolchain without a stamp: %v", err)
+	}
+	stamp, err := l.ToolchainStamp("heap")
+	if err != nil || len(stamp) != 64 {
+		t.Fatalf("ToolchainStamp = %q, %v; want 64 hex digits", stamp, err)
+	}
+	write("toolchain/"+StampFile, stamp+"\n")
+	if err := l.CheckStamp("heap", tc); err != nil {
+		t.Errorf("a toolchain stamped with the checkout's series: %v", err)
+	}
+	write("patches/0002-b.patch", "second\n")
+	err = l.CheckStamp("heap", tc)
+	if err == nil || !strings.Contains(err.Error(), "scripts/build-toolchain.sh heap") {
+		t.Errorf("a toolchain built before a patch was added: %v, want an error naming the rebuild", err)
 	}
 }

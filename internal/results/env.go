@@ -31,6 +31,11 @@ type Env struct {
 	Toolchains   []toolchain.Info `json:"toolchains"`
 }
 
+// MachineLine describes the machine e ran on in one line: CPU, cores, GOMAXPROCS and kernel.
+func (e Env) MachineLine() string {
+	return fmt.Sprintf("%s, %d cores, GOMAXPROCS %d, %s", e.CPUModel, e.Cores, e.GOMAXPROCS, e.Kernel)
+}
+
 // Machine fills in the parts of an Env that describe this machine.
 func Machine() Env {
 	return Env{

@@ -22,7 +22,7 @@ type Toolchain struct {
 }
 
 // Open returns the toolchain variant v runs with (v.Toolchain's), or an error naming the variant
-// and the missing path.
+// and the missing path, or saying that the toolchain is out of date (lab.Layout.CheckStamp).
 func Open(l lab.Layout, v lab.Variant) (*Toolchain, error) {
 	root := l.ToolchainDir(v.Toolchain)
 	gobin := filepath.Join(root, "bin", "go")
@@ -34,17 +34,24 @@ func Open(l lab.Layout, v lab.Variant) (*Toolchain, error) {
 		return nil, fmt.Errorf("variant %s: no toolchain at %s (%smissing %s; build it with scripts/build-toolchain.sh %s)",
 			v.Name, root, uses, gobin, v.Toolchain)
 	}
+	if err := l.CheckStamp(v.Toolchain, root); err != nil {
+		return nil, fmt.Errorf("variant %s: %v", v.Name, err)
+	}
 	return &Toolchain{Variant: v, GOROOT: root}, nil
 }
 
 // Env returns the environment for this toolchain's commands and binaries: the caller's
-// environment without any Go settings that could select another toolchain or change the
-// build, plus GOTOOLCHAIN=local, GOROOT, the toolchain's bin first in PATH, an empty GOFLAGS,
-// and the variant's documented GODEBUG, if any. GOEXPERIMENT is left unset so the toolchain's
-// baked-in default applies.
+// environment without any Go settings that could select another toolchain, change the build or
+// change how the collector runs, plus GOTOOLCHAIN=local, GOROOT, the toolchain's bin first in
+// PATH, an empty GOFLAGS, GOWORK=off, and the variant's documented GODEBUG, if any.
+// GOEXPERIMENT is left unset so the toolchain's baked-in default applies. GOGC and GOMEMLIMIT are
+// dropped, so benchmarks run with the collector's defaults, which is what the results record;
+// GOMAXPROCS is kept, and recorded (results.Machine). What the user's go env file sets (go env -w)
+// still applies where the environment leaves a setting empty, as for any go command.
 func (t *Toolchain) Env() []string {
 	drop := map[string]bool{"GOROOT": true, "GOTOOLCHAIN": true, "GOFLAGS": true,
-		"GOEXPERIMENT": true, "GODEBUG": true, "PATH": true, "GOBIN": true}
+		"GOEXPERIMENT": true, "GODEBUG": true, "PATH": true, "GOBIN": true, "GOWORK": true,
+		"GOGC": true, "GOMEMLIMIT": true}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -56,6 +63,7 @@ func (t *Toolchain) Env() []string {
 		"GOTOOLCHAIN=local",
 		"GOROOT="+t.GOROOT,
 		"GOFLAGS=",
+		"GOWORK=off",
 		"PATH="+filepath.Join(t.GOROOT, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 	)
 	if t.Variant.Godebug != "" {

@@ -70,6 +70,9 @@ func TestEnvIsolatesToolchain(t *testing.T) {
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOEXPERIMENT", "nosomething")
 	t.Setenv("GOTOOLCHAIN", "go1.99.0")
+	t.Setenv("GOWORK", "/elsewhere/go.work")
+	t.Setenv("GOGC", "off")
+	t.Setenv("GOMEMLIMIT", "1GiB")
 	tc := &Toolchain{Variant: lab.Variant{Name: "slack", Godebug: "timerslack=50us"}, GOROOT: "/tc/slack"}
 	env := map[string][]string{}
 	for _, kv := range tc.Env() {
@@ -77,13 +80,15 @@ func TestEnvIsolatesToolchain(t *testing.T) {
 		env[k] = append(env[k], v)
 	}
 	for k, want := range map[string]string{"GOTOOLCHAIN": "local", "GOROOT": "/tc/slack", "GOFLAGS": "",
-		"GODEBUG": "timerslack=50us"} {
+		"GODEBUG": "timerslack=50us", "GOWORK": "off"} {
 		if len(env[k]) != 1 || env[k][0] != want {
 			t.Errorf("%s = %q, want exactly %q", k, env[k], want)
 		}
 	}
-	if _, ok := env["GOEXPERIMENT"]; ok {
-		t.Error("GOEXPERIMENT inherited from the caller")
+	for _, k := range []string{"GOEXPERIMENT", "GOGC", "GOMEMLIMIT"} {
+		if _, ok := env[k]; ok {
+			t.Errorf("%s inherited from the caller", k)
+		}
 	}
 	if len(env["PATH"]) != 1 || !strings.HasPrefix(env["PATH"][0], "/tc/slack/bin:") {
 		t.Errorf("PATH = %q, want the toolchain's bin first", env["PATH"])
