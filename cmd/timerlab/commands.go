@@ -327,10 +327,11 @@ func reportCmd(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range r.Warnings {
+	err = r.Write(*docs)
+	for _, w := range r.Warnings { // Write adds those about the profiles
 		fmt.Fprintln(os.Stderr, "timerlab: warning:", w)
 	}
-	if err := r.Write(*docs); err != nil {
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "timerlab: wrote %s\n", filepath.Join(*docs, "results.md"))

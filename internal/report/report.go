@@ -103,18 +103,32 @@ func (r *Report) hasResult(pkg, bench, variant string) bool {
 }
 
 // Write renders the report as docsDir/results.md and its charts as docsDir/results/*.svg,
-// replacing the SVGs of an earlier report.
+// replacing the SVGs of an earlier report. Everything is rendered into a temporary directory
+// first, so a report that fails leaves the earlier one as it was.
 func (r *Report) Write(docsDir string) error {
-	svgDir := filepath.Join(docsDir, SVGDir)
-	if err := removeSVGs(svgDir); err != nil {
+	if err := os.MkdirAll(docsDir, 0o755); err != nil {
 		return err
 	}
-	charts, err := r.saveCharts(svgDir)
+	tmp, err := os.MkdirTemp(docsDir, ".results-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	charts, err := r.saveCharts(tmp)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
 	r.writeMarkdown(&b, charts)
+	svgDir := filepath.Join(docsDir, SVGDir)
+	if err := removeSVGs(svgDir); err != nil {
+		return err
+	}
+	for _, c := range charts {
+		if err := os.Rename(filepath.Join(tmp, c.File), filepath.Join(svgDir, c.File)); err != nil {
+			return err
+		}
+	}
 	return matrix.WriteFile(filepath.Join(docsDir, "results.md"), b.Bytes())
 }
 

@@ -146,3 +146,24 @@ func keepWakeupsRuns(t *testing.T, raw string) {
 	}
 	os.WriteFile(raw, []byte(strings.Join(kept, "\n")), 0o644)
 }
+
+// TestWriteFailureKeepsEarlierReport checks that a report that cannot be written leaves the
+// earlier results.md as it was and no temporary directory behind.
+func TestWriteFailureKeepsEarlierReport(t *testing.T) {
+	r, err := report.Load("testdata/results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := t.TempDir()
+	os.WriteFile(filepath.Join(docs, "results.md"), []byte("earlier report\n"), 0o644)
+	os.WriteFile(filepath.Join(docs, report.SVGDir), []byte("a file where the chart directory goes"), 0o644)
+	if err := r.Write(docs); err == nil {
+		t.Fatal("Write succeeded with a file in place of the chart directory")
+	}
+	if md, _ := os.ReadFile(filepath.Join(docs, "results.md")); string(md) != "earlier report\n" {
+		t.Errorf("results.md after a failed Write: %q", md)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(docs, ".results-*")); len(tmp) != 0 {
+		t.Errorf("temporary files left behind: %q", tmp)
+	}
+}
