@@ -43,7 +43,8 @@ func timerModelFire(arg any, seq uintptr, delay int64) {
 // Reset arms timer id for when, every period after that if period > 0,
 // as time.Timer.Reset and Ticker.Reset do, with when computed from the
 // model's time now: modify if the timer is still in the set, else add it
-// to the model's set (maybeAdd would add it to the current P's). It
+// to the model's set as maybeAdd adds it to the current P's, after
+// removing zombies from the top and the tail of the heap (cleanHead). It
 // reports whether it was pending.
 func (m *TimerModel) Reset(id int, when, period, now int64) bool {
 	t := m.timers[id]
@@ -55,6 +56,7 @@ func (m *TimerModel) Reset(id int, when, period, now int64) bool {
 	}
 	ts := &m.ts
 	ts.lock()
+	ts.cleanHead()
 	t.lock()
 	t.when = when
 	t.period = period
@@ -87,14 +89,6 @@ func (m *TimerModel) Check(now int64) []TimerFiring {
 		m.ts.check(now, nil)
 	})
 	return m.fired
-}
-
-// CleanHead removes zombies from the top and the tail of the heap, as
-// maybeAdd does before it adds a timer.
-func (m *TimerModel) CleanHead() {
-	m.ts.lock()
-	m.ts.cleanHead()
-	m.ts.unlock()
 }
 
 // Sweep forces the zombie clean-up that check does when zombies pile up.

@@ -183,11 +183,7 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 			}
 			advance(to)
 		default:
-			if r.IntN(2) == 0 {
-				m.Sweep(now)
-			} else {
-				m.CleanHead()
-			}
+			m.Sweep(now)
 		}
 		m.Verify()
 		_, w := m.Len()
@@ -236,19 +232,21 @@ func TestTimerModelEmptyWakeTime(t *testing.T) {
 	}
 }
 
-// TestTimerModelCleanHeadWakeTime checks the wake time after cleanHead
-// takes the heap's only timer, a stopped one, off the heap's tail while a
-// timer waits in the wheel: the wake time must be the wheel timer's, not
-// the stopped one's. The wheel builds kept the stopped timer's, and once it
-// had passed, the scheduler polled for the P's timers again and again,
-// spinning a CPU until the next timer entered the heap.
+// TestTimerModelCleanHeadWakeTime checks the wake time after an add whose
+// cleanHead takes the heap's only timer, a stopped one, off the heap's
+// tail, and whose timer goes into the wheel: the wake time must be the
+// wheel timers', not the stopped one's. The wheel builds kept the stopped
+// timer's (upstream's next addHeap refreshes it, but a wheel timer is not
+// added to the heap), and once it had passed, the scheduler polled for the
+// P's timers again and again, spinning a CPU until the next timer entered
+// the heap.
 func TestTimerModelCleanHeadWakeTime(t *testing.T) {
 	t.Setenv("GODEBUG", "timerslack=0")
-	m := NewTimerModel(2)
+	m := NewTimerModel(3)
 	m.Reset(0, 1<<40, 0, 1) // beyond the near horizon: in the wheel, if there is one
 	m.Reset(1, 1000, 0, 1)  // the heap's only timer
 	m.Stop(1)
-	m.CleanHead()
+	m.Reset(2, 1<<41, 0, 1) // its add cleans the stopped timer off the heap
 	m.Check(2000)
 	m.Verify()
 	if wt := m.WakeTime(); wt != 1<<40 {
