@@ -81,8 +81,10 @@ func (s Spec) Runs(variant, set string) bool {
 
 // Cells lists the matrix in execution order: all builds first, then the rounds, each round
 // running every set with every variant in turn (so that drift of the machine during the run hits
-// all variants alike), then one profiling run per variant and set. Pairs of a variant and a set
-// that Only excludes have no cells.
+// all variants alike), then one profiling run per variant and set. Round r starts the turn at
+// the (r-1)th variant, modulo their number, so that no variant always runs first or right after
+// the same neighbour (position effects: caches, frequency, the previous run's leftovers). Pairs of
+// a variant and a set that Only excludes have no cells.
 func (s Spec) Cells() []Cell {
 	var cells []Cell
 	for _, v := range s.Variants {
@@ -91,8 +93,9 @@ func (s Spec) Cells() []Cell {
 		}
 	}
 	for r := 1; r <= s.Rounds; r++ {
+		turn := rotate(s.Variants, r-1)
 		for _, set := range s.Sets {
-			for _, v := range s.Variants {
+			for _, v := range turn {
 				cells = s.add(cells, Cell{Kind: Run, Variant: v, Set: set, Round: r})
 			}
 		}
@@ -103,6 +106,15 @@ func (s Spec) Cells() []Cell {
 		}
 	}
 	return cells
+}
+
+// rotate returns vs starting at index k modulo len(vs), wrapping around.
+func rotate(vs []string, k int) []string {
+	if len(vs) == 0 {
+		return nil
+	}
+	k %= len(vs)
+	return append(slices.Clone(vs[k:]), vs[:k]...)
 }
 
 // RunCells returns, in round order, the run cells of variant v.

@@ -36,9 +36,9 @@ func TestCellsInterleaveVariants(t *testing.T) {
 			runs = append(runs, c.String())
 		}
 	}
-	want := []string{
+	want := []string{ // each round starts one variant further on
 		"run heap a round 1", "run upstream a round 1", "run heap b round 1", "run upstream b round 1",
-		"run heap a round 2", "run upstream a round 2", "run heap b round 2", "run upstream b round 2",
+		"run upstream a round 2", "run heap a round 2", "run upstream b round 2", "run heap b round 2",
 	}
 	if strings.Join(runs, "\n") != strings.Join(want, "\n") {
 		t.Errorf("run order:\n%s\nwant:\n%s", strings.Join(runs, "\n"), strings.Join(want, "\n"))
