@@ -290,9 +290,14 @@ func (r *Report) writeTables(b *bytes.Buffer) {
 	b.WriteString("## Benchmarks\n\n")
 	fmt.Fprintf(b, "Medians ± 95%% confidence interval; each variant against %s with a Mann-Whitney U-test "+
 		"(golang.org/x/perf/benchmath, as benchstat): `~` means no significant difference (p > 0.05).\n\n", r.Variants[0])
-	if n := r.Spec.Rounds * r.Spec.Count; n < 4 {
+	n := r.Spec.Rounds * r.Spec.Count
+	if n < 4 {
 		fmt.Fprintf(b, "With %d samples per variant no difference can reach p < 0.05: this matrix checks the pipeline, "+
 			"it does not compare the variants.\n\n", n)
+	}
+	if n < 6 {
+		fmt.Fprintf(b, "With %d samples per variant the 95%% confidence interval of a median cannot be computed: "+
+			"it shows as ± ∞.\n\n", n)
 	}
 	for _, t := range r.Index.Tables(r.Variants) {
 		fmt.Fprintf(b, "### %s\n\n", t.Unit)
