@@ -48,8 +48,8 @@ func (m *TimerModel) HeapBeyondHorizon() int {
 // FixEarlier moves wheel timer id earlier, to when, as a modify that
 // leaves the move to wheelFix does (t marked modified, still in its slot),
 // sets the set's minWhenModified to modified (0: cleared, as by an adjust
-// that ran between the modify and the fix), then runs the fix and reports
-// whether it asked modify to wake the netpoller.
+// that ran between the modify and the fix), then re-places it as wheelFix
+// does and reports whether wheelFix would wake the netpoller.
 func (m *TimerModel) FixEarlier(id int, when, modified int64) bool {
 	t := m.timers[id]
 	t.lock()
@@ -58,5 +58,6 @@ func (m *TimerModel) FixEarlier(id int, when, modified int64) bool {
 	t.state |= timerModified
 	t.unlock()
 	m.ts.minWhenModified.Store(modified)
-	return m.ts.wheelFix(t)
+	_, earlier := m.ts.wheelReplace(t)
+	return earlier
 }

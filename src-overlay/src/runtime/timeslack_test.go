@@ -346,19 +346,23 @@ func TestTimerSlackWriters(t *testing.T) {
 	// More Ps than cores, so that the OS preempts writers between their
 	// stores and readers run meanwhile.
 	defer GOMAXPROCS(GOMAXPROCS(8))
+	n := 1000000
+	if testing.Short() {
+		n = 200000
+	}
 	var wg sync.WaitGroup
 	var mixed sync.Map
 	start := make(chan struct{})
 	for w := range 4 {
 		wg.Go(func() {
 			<-start
-			for i := range 1000000 {
+			for i := range n {
 				SetTimerSlack(policies[(w+i)%2])
 			}
 		})
 		wg.Go(func() {
 			<-start
-			for range 1000000 {
+			for range n {
 				if got := TimerSlackPolicy(); !valid(got) {
 					mixed.Store(got, true)
 				}

@@ -440,14 +440,24 @@ func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers {
 // lock-rank order, so a stopped wheel timer never lingers as a zombie.
 // The caller must hold neither lock.
 //
-// It reports whether t's new deadline is earlier than ts's wake time was,
-// so that modify wakes the netpoller for it. modify's own test is not
-// enough for a wheel timer: it skips the wakeup when minWhenModified is
-// already at or before t's deadline, trusting the adjust of that wakeup
-// to find t in the heap; but until this fix t is in the wheel, and an
-// adjust that ran in between cleared the bound without seeing t, so the P
-// may be asleep until a later time.
-func (ts *timers) wheelFix(t *timer) (earlier bool) {
+// If the re-placement lowered ts's wake time it wakes the netpoller for
+// t's new deadline. modify's own wakeup is not enough for a wheel timer:
+// modify skips it when minWhenModified is already at or before t's
+// deadline, trusting the adjust of that wakeup to find t in the heap; but
+// until this fix t is in the wheel, and an adjust that ran in between
+// cleared the bound without seeing t, so the P may be asleep until a later
+// time. And the fix may place t at a when set by another Reset since, or
+// run from a Stop racing that Reset: the wakeup is for where t is now.
+func (ts *timers) wheelFix(t *timer) {
+	if deadline, earlier := ts.wheelReplace(t); earlier {
+		wakeNetPoller(deadline)
+	}
+}
+
+// wheelReplace is wheelFix without the wakeup: it re-places or removes t,
+// and returns t's deadline and whether t is still in ts with that deadline
+// earlier than ts's wake time was.
+func (ts *timers) wheelReplace(t *timer) (deadline int64, earlier bool) {
 	ts.lock()
 	t.lock()
 	if t.ts == ts && t.wheeled() && t.state&(timerZombie|timerModified) != 0 {
@@ -455,14 +465,15 @@ func (ts *timers) wheelFix(t *timer) (earlier bool) {
 		ts.wheelUnlink(t)
 		ts.wheelPlace(t)
 		ts.wheelRaiseMin()
-		earlier = t.state&timerHeaped != 0 && (wake == 0 || t.deadline() < wake)
+		deadline = t.deadline()
+		earlier = t.state&timerHeaped != 0 && (wake == 0 || deadline < wake)
 	}
 	t.unlock()
 	if verifyWheel {
 		ts.wheelVerify()
 	}
 	ts.unlock()
-	return earlier
+	return deadline, earlier
 }
 
 // wheelMoveMin moves ts.heap[0], the timer t just moved later by

@@ -236,8 +236,9 @@ func TestTimerWheelGOMAXPROCS(t *testing.T) {
 // a wakeup when the fix lowers the set's wake time, even though modify saw
 // an earlier minWhenModified: an adjust may have cleared that bound without
 // seeing the timer, still in its slot, and the P may be asleep until the
-// old bound. With the bound still set, the wakeup it stands for will find
-// the timer in the heap, and none is asked for.
+// old bound. With the bound still set, the P wakes for it anyway, and its
+// check finds the re-placed timer (here in a lower slot), so none is asked
+// for.
 func TestTimerWheelFixWakes(t *testing.T) {
 	t.Setenv("GODEBUG", "timerslack=0")
 	const hour, second = int64(time.Hour), int64(time.Second)
