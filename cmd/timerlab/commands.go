@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,33 +82,93 @@ func benchCmd(ctx context.Context, args []string) error {
 	rounds := fs.Int("rounds", 0, "rounds per cell (default: 6, quick 3)")
 	count := fs.Int("count", 1, "-test.count of each round")
 	timeout := fs.Duration("timeout", 15*time.Minute, "limit for one cell")
+	buildOnly := fs.Bool("build-only", false, "build the test binaries and stop, to run them elsewhere with --prebuilt")
+	prebuilt := fs.Bool("prebuilt", false, "run the matrix that --build-only built in --out, "+
+		"on a machine without the toolchains")
 	fs.Parse(args)
 	l, err := checkout()
-	if err != nil {
-		return err
-	}
-	b, err := newBench(l, *quick, *variantList, *setList, *sweepList)
 	if err != nil {
 		return err
 	}
 	if *out == "" {
 		*out = defaultResults(l, *quick)
 	}
+	if *prebuilt {
+		if shaping := matrixFlags(fs); len(shaping) > 0 {
+			return fmt.Errorf("--prebuilt runs the matrix recorded in %s: drop %s", *out, strings.Join(shaping, ", "))
+		}
+		b, spec, err := prebuiltBench(l, *out)
+		if err != nil {
+			return err
+		}
+		return b.run(ctx, *out, spec, *timeout)
+	}
+	b, err := newBench(l, *quick, *variantList, *setList, *sweepList)
+	if err != nil {
+		return err
+	}
+	b.buildOnly = *buildOnly
 	if *rounds == 0 {
 		*rounds = map[bool]int{false: 6, true: 3}[*quick]
 	}
-	return b.run(ctx, *out, *rounds, *count, *timeout)
+	return b.run(ctx, *out, b.spec(*rounds, *count), *timeout)
+}
+
+// matrixFlags returns the flags set on fs that shape a matrix or build one (all but --out,
+// --timeout and --prebuilt), as -name.
+func matrixFlags(fs *flag.FlagSet) []string {
+	var names []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "out" && f.Name != "timeout" && f.Name != "prebuilt" {
+			names = append(names, "--"+f.Name)
+		}
+	})
+	return names
 }
 
 // bench is one invocation of timerlab bench.
 type bench struct {
 	layout     lab.Layout
 	quick      bool
-	toolchains []*toolchain.Toolchain
-	sets       []suite.Set
-	only       map[string][]string // alias variant -> the sets it runs (matrix.Spec.Only)
+	variants   []lab.Variant
+	toolchains []*toolchain.Toolchain // nil when prebuilt is set
+	// prebuilt is the build that --build-only recorded, when its binaries run here without their
+	// toolchains (--prebuilt).
+	prebuilt  *results.Build
+	buildOnly bool // run the build cells alone (--build-only)
+	sets      []suite.Set
+	only      map[string][]string // alias variant -> the sets it runs (matrix.Spec.Only)
 }
 
+// prebuiltBench returns the bench that runs the matrix --build-only recorded in out, and that
+// matrix. The variants must still carry the GODEBUG their toolchains were described with.
+func prebuiltBench(l lab.Layout, out string) (*bench, matrix.Spec, error) {
+	spec, err := matrix.ReadSpec(out)
+	if err != nil {
+		return nil, spec, fmt.Errorf("--prebuilt: %v (timerlab bench --build-only makes it where the toolchains are)", err)
+	}
+	build, err := results.ReadBuild(out)
+	if err != nil {
+		return nil, spec, fmt.Errorf("--prebuilt: %v (timerlab bench --build-only records it where the toolchains are)", err)
+	}
+	b := &bench{layout: l, quick: spec.Quick, prebuilt: &build, only: spec.Only}
+	if b.variants, err = variantsFlag(l, strings.Join(spec.Variants, ",")); err != nil {
+		return nil, spec, err
+	}
+	for _, v := range b.variants {
+		info, ok := build.Toolchain(v.Name)
+		if !ok || info.GODEBUG != v.Godebug {
+			return nil, spec, fmt.Errorf("--prebuilt: variant %s runs with GODEBUG %q here, but %s/build.json records %q: "+
+				"run from a checkout of the commit that built it", v.Name, v.Godebug, out, info.GODEBUG)
+		}
+	}
+	if b.sets, err = selectSets(suite.Sets(spec.Quick), spec.Sets); err != nil {
+		return nil, spec, err
+	}
+	return b, spec, nil
+}
+
+// newBench plans the matrix of variants and sets and opens the variants' toolchains.
 func newBench(l lab.Layout, quick bool, variantList, setList, sweepList string) (*bench, error) {
 	vs, err := variantsFlag(l, variantList)
 	if err != nil {
@@ -121,10 +182,10 @@ func newBench(l lab.Layout, quick bool, variantList, setList, sweepList string) 
 	if err != nil {
 		return nil, err
 	}
-	if vs, b.only = planAliases(vs, b.sets, sweep, os.Stderr); len(vs) == 0 {
+	if b.variants, b.only = planAliases(vs, b.sets, sweep, os.Stderr); len(b.variants) == 0 {
 		return nil, errors.New("no variant left to run")
 	}
-	if b.toolchains, err = openVariants(l, vs); err != nil {
+	if b.toolchains, err = openVariants(l, b.variants); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -211,35 +272,52 @@ func setNames(sets []suite.Set) []string {
 
 func (b *bench) spec(rounds, count int) matrix.Spec {
 	s := matrix.Spec{Quick: b.quick, Rounds: rounds, Count: count, Only: b.only}
-	for _, tc := range b.toolchains {
-		s.Variants = append(s.Variants, tc.Variant.Name)
-	}
+	s.Variants = lab.Names(b.variants)
 	for _, set := range b.sets {
 		s.Sets = append(s.Sets, set.Name)
 	}
 	return s
 }
 
-func (b *bench) run(ctx context.Context, out string, rounds, count int, timeout time.Duration) error {
+// run runs the cells of spec not done yet in out (the build cells alone with --build-only), then
+// assembles each variant's raw file. Every check that can refuse out runs before anything is
+// written there.
+func (b *bench) run(ctx context.Context, out string, spec matrix.Spec, timeout time.Duration) error {
 	out, err := filepath.Abs(out)
 	if err != nil {
 		return err
 	}
-	spec := b.spec(rounds, count)
+	build, err := b.binaries(ctx, out)
+	if err != nil {
+		return err
+	}
+	var env results.Env
+	var fresh bool
+	if !b.buildOnly {
+		if env, fresh, err = planEnv(out, b.quick, build); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	if err := matrix.Claim(out, spec); err != nil {
 		return err
 	}
-	env, err := b.recordEnv(ctx, out)
-	if err != nil {
-		return err
+	if b.prebuilt == nil {
+		if err := recordBuild(out, build); err != nil {
+			return err
+		}
 	}
-	if _, err := configs.Write(out, env.Toolchains, true); err != nil {
-		return err
+	runner := &matrix.Runner{Dir: out, Exec: b.executor(out, spec.Count, timeout), Progress: os.Stderr}
+	if b.buildOnly {
+		return b.runBuilds(ctx, runner, spec, out)
 	}
-	runner := &matrix.Runner{Dir: out, Exec: b.executor(out, count, timeout), Progress: os.Stderr}
+	if fresh {
+		if err := results.WriteEnv(out, env); err != nil {
+			return err
+		}
+	}
 	if err := runner.Run(ctx, spec.Cells()); err != nil {
 		return err
 	}
@@ -252,11 +330,37 @@ func (b *bench) run(ctx context.Context, out string, rounds, count int, timeout 
 	return nil
 }
 
+// runBuilds runs the build cells of spec alone, and stages what the standard library's binaries
+// read when they run without their toolchain.
+func (b *bench) runBuilds(ctx context.Context, runner *matrix.Runner, spec matrix.Spec, out string) error {
+	var builds []matrix.Cell
+	for _, c := range spec.Cells() {
+		if c.Kind == matrix.Build {
+			builds = append(builds, c)
+		}
+	}
+	if err := runner.Run(ctx, builds); err != nil {
+		return err
+	}
+	if err := gotest.StageGOROOT(out, b.toolchains[0].GOROOT); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "timerlab: test binaries in %s/bin; next, where they are to run, in a checkout of the same "+
+		"commit with this directory copied over: timerlab bench --prebuilt --out DIR\n", out)
+	return nil
+}
+
 func (b *bench) executor(out string, count int, timeout time.Duration) *gotest.Executor {
 	x := &gotest.Executor{Dir: out, RepoRoot: b.layout.Root, Count: count, Timeout: timeout, Log: os.Stderr,
-		Toolchains: map[string]*toolchain.Toolchain{}, Sets: map[string]suite.Set{}}
-	for _, tc := range b.toolchains {
-		x.Toolchains[tc.Variant.Name] = tc
+		Variants: map[string]lab.Variant{}, Sets: map[string]suite.Set{}}
+	for _, v := range b.variants {
+		x.Variants[v.Name] = v
+	}
+	if b.toolchains != nil {
+		x.Toolchains = map[string]*toolchain.Toolchain{}
+		for _, tc := range b.toolchains {
+			x.Toolchains[tc.Variant.Name] = tc
+		}
 	}
 	for _, s := range b.sets {
 		x.Sets[s.Name] = s
@@ -264,39 +368,96 @@ func (b *bench) executor(out string, count int, timeout time.Duration) *gotest.E
 	return x
 }
 
-// recordEnv describes the machine and toolchains into out/env.json. A directory started with
-// other toolchains, another patch series or on another machine (or at another GOMAXPROCS) is
-// refused: its cells would not be comparable.
-func (b *bench) recordEnv(ctx context.Context, out string) (results.Env, error) {
-	env := results.Machine()
-	env.Mode = map[bool]string{false: "full", true: "quick"}[b.quick]
-	var err error
-	if env.BaseVersion, err = b.layout.BaseVersion(); err != nil {
-		return env, err
+// binaries returns what out's test binaries are built from. With the toolchains that is their
+// description, refused if out holds binaries built otherwise (per build.json or, in a directory
+// from before build.json, per env.json); without them, what --build-only recorded.
+func (b *bench) binaries(ctx context.Context, out string) (results.Build, error) {
+	if b.prebuilt != nil {
+		return *b.prebuilt, nil
 	}
-	if env.SeriesSHA256, err = b.layout.SeriesHash(); err != nil {
-		return env, err
+	build, err := describeBuild(ctx, b.layout, b.toolchains)
+	if err != nil {
+		return build, err
 	}
-	for _, tc := range b.toolchains {
-		info, err := tc.Describe(ctx)
-		if err != nil {
-			return env, err
+	old, err := results.ReadBuild(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		env, envErr := results.ReadEnv(out)
+		if errors.Is(envErr, fs.ErrNotExist) {
+			return build, nil
 		}
-		env.Toolchains = append(env.Toolchains, info)
+		old, err = env.Build, envErr
 	}
-	if old, err := results.ReadEnv(out); err == nil {
-		if err := sameBuild(old, env); err != nil {
-			return env, fmt.Errorf("%s: %v: use another --out or remove it", out, err)
-		}
-		return old, nil
+	if err == nil {
+		err = sameBinaries(old, build)
 	}
-	return env, results.WriteEnv(out, env)
+	if err != nil {
+		return build, fmt.Errorf("%s: %v: use another --out or remove it", out, err)
+	}
+	return build, nil
 }
 
+// recordBuild records build in out/build.json unless it is there already, with the bent and
+// sweet configurations for its toolchains beside it.
+func recordBuild(out string, build results.Build) error {
+	if _, err := results.ReadBuild(out); errors.Is(err, fs.ErrNotExist) {
+		if err := results.WriteBuild(out, build); err != nil {
+			return err
+		}
+	}
+	_, err := configs.Write(out, build.Toolchains, true)
+	return err
+}
+
+// describeBuild asks each toolchain for its version and experiments.
+func describeBuild(ctx context.Context, l lab.Layout, tcs []*toolchain.Toolchain) (results.Build, error) {
+	var b results.Build
+	var err error
+	if b.BaseVersion, err = l.BaseVersion(); err != nil {
+		return b, err
+	}
+	if b.SeriesSHA256, err = l.SeriesHash(); err != nil {
+		return b, err
+	}
+	for _, tc := range tcs {
+		info, err := tc.Describe(ctx)
+		if err != nil {
+			return b, err
+		}
+		b.Toolchains = append(b.Toolchains, info)
+	}
+	return b, nil
+}
+
+// planEnv describes this machine and build for out/env.json. It returns the environment recorded
+// there already, if any, and fresh false; a directory whose runs were started with other binaries
+// or on another machine (or at another GOMAXPROCS) is refused: its cells would not be comparable.
+func planEnv(out string, quick bool, build results.Build) (env results.Env, fresh bool, err error) {
+	env = results.Machine()
+	env.Mode = map[bool]string{false: "full", true: "quick"}[quick]
+	env.Build = build
+	old, err := results.ReadEnv(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return env, true, nil
+	}
+	if err == nil {
+		err = sameBuild(old, env)
+	}
+	if err != nil {
+		return env, false, fmt.Errorf("%s: %v: use another --out or remove it", out, err)
+	}
+	return old, false, nil
+}
+
+// sameBuild reports how cur differs from old in the machine or the binaries.
 func sameBuild(old, cur results.Env) error {
 	if m, n := old.MachineLine(), cur.MachineLine(); m != n {
 		return fmt.Errorf("machine changed (%s, now %s)", m, n)
 	}
+	return sameBinaries(old.Build, cur.Build)
+}
+
+// sameBinaries reports how the build cur differs from old: the patch series or a toolchain.
+func sameBinaries(old, cur results.Build) error {
 	if old.SeriesSHA256 != cur.SeriesSHA256 {
 		return fmt.Errorf("patch series changed (%s, now %s)", old.SeriesSHA256, cur.SeriesSHA256)
 	}

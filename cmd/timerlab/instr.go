@@ -120,19 +120,11 @@ func (r *instrRun) build(ctx context.Context, l lab.Layout, tcs []*toolchain.Too
 	r.env = results.Machine()
 	r.env.Mode, r.env.GOMAXPROCS = "instr", 1 // instr.CountingEnv
 	var err error
-	if r.env.BaseVersion, err = l.BaseVersion(); err != nil {
+	if r.env.Build, err = describeBuild(ctx, l, tcs); err != nil {
 		return err
 	}
-	if r.env.SeriesSHA256, err = l.SeriesHash(); err != nil {
-		return err
-	}
-	for _, tc := range tcs {
-		info, err := tc.Describe(ctx)
-		if err != nil {
-			return err
-		}
-		r.env.Toolchains = append(r.env.Toolchains, info)
-		fmt.Fprintf(os.Stderr, "timerlab instr: building %s's test binary with %s\n", r.pkg, info.Version)
+	for i, tc := range tcs {
+		fmt.Fprintf(os.Stderr, "timerlab instr: building %s's test binary with %s\n", r.pkg, r.env.Toolchains[i].Version)
 		b, err := instr.Build(ctx, tc, r.pkg, work)
 		if err != nil {
 			return err

@@ -83,6 +83,96 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
+// TestBuildHereRunElsewhere builds a matrix's test binaries with --build-only, then runs them with
+// --prebuilt after the toolchains are gone, as on a machine that has none: the runs record this
+// machine and the build the first step described, and a missing binary, a missing build, matrix
+// flags and a GODEBUG that differs from the build's are clear errors that leave nothing behind.
+func TestBuildHereRunElsewhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs benchmarks")
+	}
+	build := fakeBuild(t, "heap", "upstream")
+	out := filepath.Join(build, "results")
+	prebuilt := []string{"--prebuilt", "--out", out}
+	if err := benchCmd(t.Context(), prebuilt); err == nil || !strings.Contains(err.Error(), "--build-only") {
+		t.Errorf("--prebuilt with nothing built: %v, want an error pointing to --build-only", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("--prebuilt with nothing built created %s", out)
+	}
+	buildOnly := []string{"--build-only", "--quick", "--variants", "heap,upstream", "--sets", "std-context",
+		"--rounds", "1", "--out", out}
+	if err := benchCmd(t.Context(), buildOnly); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]bool{"bin/heap/std-context.test": true, "bin/upstream/std-context.test": true,
+		"build.json": true, "goroot/lib/time/zoneinfo.zip": true, "env.json": false, "runs": false} {
+		if _, err := os.Stat(filepath.Join(out, f)); (err == nil) != want {
+			t.Errorf("after --build-only, %s exists: %v, want %v", f, err == nil, want)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(build, "toolchains")); err != nil {
+		t.Fatal(err)
+	}
+	if err := benchCmd(t.Context(), append(prebuilt, "--rounds", "2")); err == nil || !strings.Contains(err.Error(), "drop --rounds") {
+		t.Errorf("--prebuilt --rounds 2: %v, want it refused", err)
+	}
+	conf := filepath.Join(build, "variants.conf")
+	os.WriteFile(conf, []byte("upstream none - timerslack=1ms pristine\nheap all - - baseline\n"), 0o644)
+	if err := benchCmd(t.Context(), prebuilt); err == nil || !strings.Contains(err.Error(), "GODEBUG") {
+		t.Errorf("--prebuilt with another GODEBUG for upstream: %v, want it refused", err)
+	}
+	os.WriteFile(conf, []byte("upstream none - - pristine\nheap all - - baseline\n"), 0o644)
+	bin := filepath.Join(out, "bin", "upstream", "std-context.test")
+	os.Rename(bin, bin+".away")
+	if err := benchCmd(t.Context(), prebuilt); err == nil || !strings.Contains(err.Error(), "is not built") {
+		t.Errorf("--prebuilt with a binary missing: %v, want an error saying it is not built", err)
+	}
+	os.Rename(bin+".away", bin)
+	if err := benchCmd(t.Context(), prebuilt); err != nil {
+		t.Fatal(err)
+	}
+	env, err := results.ReadEnv(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, _ := results.ReadBuild(out)
+	if !reflect.DeepEqual(env.Build, built) || len(built.Toolchains) != 2 || env.Cores == 0 {
+		t.Errorf("env.json records %+v, want this machine and the build of build.json, %+v", env, built)
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, "raw", "heap.txt"))
+	if !strings.Contains(string(raw), "BenchmarkWithTimeout/concurrency=40") {
+		t.Errorf("raw/heap.txt holds no WithTimeout result:\n%s", raw)
+	}
+}
+
+// TestRefusedResumeWritesNothing checks that a results directory refused for another machine
+// keeps its files as they were, a build.json too if it had none (as before build.json existed).
+func TestRefusedResumeWritesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs benchmarks")
+	}
+	build := fakeBuild(t, "heap", "upstream")
+	out := filepath.Join(build, "results")
+	bench := []string{"--quick", "--variants", "heap", "--sets", "std-context", "--rounds", "1", "--out", out}
+	if err := benchCmd(t.Context(), bench); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(out, "build.json"))
+	configs := filepath.Join(out, "bent-configs.toml")
+	before, _ := os.Stat(configs)
+	t.Setenv("GOMAXPROCS", "7")
+	if err := benchCmd(t.Context(), bench); err == nil || !strings.Contains(err.Error(), "machine changed") {
+		t.Fatalf("resume at another GOMAXPROCS: %v, want it refused", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "build.json")); err == nil {
+		t.Error("the refused resume wrote build.json")
+	}
+	if after, _ := os.Stat(configs); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("the refused resume rewrote bent-configs.toml")
+	}
+}
+
 func TestBenchMissingToolchain(t *testing.T) {
 	build := fakeBuild(t, "upstream")
 	err := benchCmd(t.Context(), []string{"--quick", "--variants", "heap,upstream", "--out", filepath.Join(build, "r")})
@@ -115,10 +205,7 @@ func TestAliasesRunOnSweepSetsOnly(t *testing.T) {
 		}
 		var log strings.Builder
 		kept, only := planAliases(vs, sets, sweep, &log)
-		b := &bench{sets: sets, only: only}
-		for _, v := range kept {
-			b.toolchains = append(b.toolchains, &toolchain.Toolchain{Variant: v})
-		}
+		b := &bench{sets: sets, only: only, variants: kept}
 		return b.spec(6, 1), log.String()
 	}
 	s, _ := spec(full, "")
@@ -166,8 +253,8 @@ func TestSelectSetsRejectsDuplicates(t *testing.T) {
 // TestSameBuild checks what a resumed run must share with the run that started its directory: the
 // machine (GOMAXPROCS included), the patch series and every toolchain.
 func TestSameBuild(t *testing.T) {
-	old := results.Env{CPUModel: "AMD EPYC", Kernel: "Linux 6.1", Cores: 2, GOMAXPROCS: 2, SeriesSHA256: "abc",
-		Toolchains: []toolchain.Info{{Variant: "heap", Version: "go version go1.27.4-timerlab.heap linux/amd64"}}}
+	old := results.Env{CPUModel: "AMD EPYC", Kernel: "Linux 6.1", Cores: 2, GOMAXPROCS: 2, Build: results.Build{SeriesSHA256: "abc",
+		Toolchains: []toolchain.Info{{Variant: "heap", Version: "go version go1.27.4-timerlab.heap linux/amd64"}}}}
 	if err := sameBuild(old, old); err != nil {
 		t.Errorf("the same build: %v", err)
 	}

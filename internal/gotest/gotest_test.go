@@ -24,8 +24,10 @@ func hostToolchain(t *testing.T) *toolchain.Toolchain {
 }
 
 func executor(t *testing.T, set suite.Set, log *strings.Builder) *Executor {
+	tc := hostToolchain(t)
 	return &Executor{Dir: t.TempDir(), Count: 1, Timeout: time.Minute, Log: log,
-		Toolchains: map[string]*toolchain.Toolchain{"heap": hostToolchain(t)},
+		Variants:   map[string]lab.Variant{"heap": tc.Variant},
+		Toolchains: map[string]*toolchain.Toolchain{"heap": tc},
 		Sets:       map[string]suite.Set{set.Name: set}}
 }
 
@@ -67,5 +69,91 @@ func TestRunWithoutResultsFails(t *testing.T) {
 	err := x.Execute(t.Context(), run, filepath.Join(x.Dir, "out.txt"))
 	if err == nil || !strings.Contains(err.Error(), "no benchmark results") {
 		t.Errorf("run without results: %v", err)
+	}
+}
+
+// TestPrebuiltRuns runs binaries without their toolchain, as bench --prebuilt does: a package of
+// bench/ runs in its own directory with the variant's GODEBUG and not the caller's, and package
+// time's binary runs once StageGOROOT has given it the zoneinfo.zip its tests load.
+func TestPrebuiltRuns(t *testing.T) {
+	repo := t.TempDir()
+	echo := filepath.Join(repo, "bench", "echo")
+	os.MkdirAll(echo, 0o755)
+	os.WriteFile(filepath.Join(repo, "bench", "go.mod"), []byte("module timerlab/bench\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(echo, "echo_test.go"), []byte(`package echo
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+func BenchmarkEcho(b *testing.B) {
+	wd, _ := os.Getwd()
+	fmt.Printf("echo-cwd: %s\necho-godebug: %s\n", wd, os.Getenv("GODEBUG"))
+	for range b.N {
+	}
+}
+`), 0o644)
+	sets := map[string]suite.Set{
+		"echo": {Name: "echo", Pkg: "timerlab/bench/echo", From: suite.Bench, Bench: "^BenchmarkEcho$",
+			Expect: []string{"Echo"}, Benchtime: "1x"},
+		"time": {Name: "time", Pkg: "time", From: suite.Std, Bench: "^BenchmarkFormat$", Expect: []string{"Format"},
+			Benchtime: "1x"}, // formats in Local, which time's tests load from ../../lib/time/zoneinfo.zip
+	}
+	host := hostToolchain(t)
+	// Build through a link to the host's GOROOT, removed before the runs, as a toolchain is absent
+	// where prebuilt binaries run: the time package's tests would load zoneinfo.zip from there.
+	link := filepath.Join(t.TempDir(), "goroot")
+	if err := os.Symlink(host.GOROOT, link); err != nil {
+		t.Fatal(err)
+	}
+	tc := &toolchain.Toolchain{Variant: lab.Variant{Name: "heap", Godebug: "timerlabecho=1"}, GOROOT: link}
+	built := &Executor{Dir: t.TempDir(), RepoRoot: repo, Count: 1, Timeout: time.Minute, Log: new(strings.Builder),
+		Variants: map[string]lab.Variant{"heap": tc.Variant}, Toolchains: map[string]*toolchain.Toolchain{"heap": tc},
+		Sets: sets}
+	for name := range sets {
+		c := matrix.Cell{Kind: matrix.Build, Variant: "heap", Set: name}
+		if err := built.Execute(t.Context(), c, filepath.Join(built.Dir, c.Path())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(link)
+	t.Setenv("GODEBUG", "callers=1")
+	x := &Executor{Dir: built.Dir, RepoRoot: repo, Count: 1, Timeout: time.Minute, Log: new(strings.Builder),
+		Variants: built.Variants, Sets: sets}
+	run := func(set string) ([]byte, error) {
+		out := filepath.Join(t.TempDir(), "out.txt")
+		err := x.Execute(t.Context(), matrix.Cell{Kind: matrix.Run, Variant: "heap", Set: set, Round: 1}, out)
+		data, _ := os.ReadFile(out)
+		return data, err
+	}
+	got, err := run("echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"echo-cwd: " + echo + "\n", "echo-godebug: timerlabecho=1\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("bench/echo's output lacks %q:\n%s", want, got)
+		}
+	}
+	if _, err := run("time"); err == nil || !strings.Contains(err.Error(), "cannot load America/Los_Angeles") {
+		t.Errorf("time's binary before StageGOROOT: %v, want its failure to load zoneinfo.zip", err)
+	}
+	if err := StageGOROOT(x.Dir, host.GOROOT); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := run("time"); err != nil || !strings.Contains(string(got), "BenchmarkFormat") {
+		t.Errorf("time's binary after StageGOROOT: %v\n%s", err, got)
+	}
+}
+
+// TestBuildNeedsToolchain checks that an executor without toolchains refuses to build.
+func TestBuildNeedsToolchain(t *testing.T) {
+	x := &Executor{Dir: t.TempDir(), Timeout: time.Minute, Variants: map[string]lab.Variant{"heap": {Name: "heap"}},
+		Sets: map[string]suite.Set{"ctx": {Name: "ctx", Pkg: "context"}}}
+	c := matrix.Cell{Kind: matrix.Build, Variant: "heap", Set: "ctx"}
+	if err := x.Execute(t.Context(), c, filepath.Join(x.Dir, c.Path())); err == nil || !strings.Contains(err.Error(), "--build-only") {
+		t.Errorf("build without a toolchain: %v, want an error pointing to --build-only", err)
 	}
 }

@@ -41,7 +41,7 @@ func (r *Runner) Run(ctx context.Context, cells []Cell) error {
 		}
 		spent.add(c.Kind, time.Since(began))
 	}
-	r.logf("%d cells done in %s; all %d cells of the matrix are done", len(todo),
+	r.logf("%d cells done in %s; all %d cells asked for are done", len(todo),
 		time.Since(start).Round(time.Second), len(cells))
 	return nil
 }

@@ -18,14 +18,21 @@ import (
 	"timerlab/internal/toolchain"
 )
 
-// Env is the environment a matrix ran in.
+// Env is the environment a matrix ran in: the machine its benchmarks ran on, and the Build of
+// their binaries.
 type Env struct {
-	Date         string           `json:"date"`
-	Mode         string           `json:"mode"` // "quick" or "full"
-	CPUModel     string           `json:"cpu_model"`
-	Kernel       string           `json:"kernel"`
-	Cores        int              `json:"cores"`
-	GOMAXPROCS   int              `json:"gomaxprocs"` // what the benchmarks ran with
+	Date       string `json:"date"`
+	Mode       string `json:"mode"` // "quick" or "full"
+	CPUModel   string `json:"cpu_model"`
+	Kernel     string `json:"kernel"`
+	Cores      int    `json:"cores"`
+	GOMAXPROCS int    `json:"gomaxprocs"` // what the benchmarks ran with
+	Build
+}
+
+// Build is what a matrix's test binaries were built from: the base, the patch series and each
+// variant's toolchain. It holds on any machine the binaries run on.
+type Build struct {
 	BaseVersion  string           `json:"base_version"`
 	SeriesSHA256 string           `json:"series_sha256"`
 	Toolchains   []toolchain.Info `json:"toolchains"`
@@ -81,8 +88,8 @@ func kernel() string {
 }
 
 // Toolchain returns the recorded toolchain of variant, if any.
-func (e Env) Toolchain(variant string) (toolchain.Info, bool) {
-	for _, t := range e.Toolchains {
+func (b Build) Toolchain(variant string) (toolchain.Info, bool) {
+	for _, t := range b.Toolchains {
 		if t.Variant == variant {
 			return t, true
 		}
@@ -90,25 +97,50 @@ func (e Env) Toolchain(variant string) (toolchain.Info, bool) {
 	return toolchain.Info{}, false
 }
 
-const envFile = "env.json"
+const (
+	envFile   = "env.json"
+	buildFile = "build.json" // written by timerlab bench --build-only
+)
 
 // WriteEnv records env in dir.
 func WriteEnv(dir string, env Env) error {
-	data, err := json.MarshalIndent(env, "", "  ")
-	if err != nil {
-		return err
-	}
-	return matrix.WriteFile(filepath.Join(dir, envFile), append(data, '\n'))
+	return writeJSON(filepath.Join(dir, envFile), env)
 }
 
 // ReadEnv returns the environment recorded in dir.
 func ReadEnv(dir string) (Env, error) {
 	var env Env
-	data, err := os.ReadFile(filepath.Join(dir, envFile))
+	return env, readJSON(filepath.Join(dir, envFile), &env)
+}
+
+// WriteBuild records in dir what its test binaries were built from, for runs on another machine.
+func WriteBuild(dir string, b Build) error {
+	return writeJSON(filepath.Join(dir, buildFile), b)
+}
+
+// ReadBuild returns what WriteBuild recorded in dir.
+func ReadBuild(dir string) (Build, error) {
+	var b Build
+	return b, readJSON(filepath.Join(dir, buildFile), &b)
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return env, err
+		return err
 	}
-	return env, json.Unmarshal(data, &env)
+	return matrix.WriteFile(path, append(data, '\n'))
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return nil
 }
 
 // Header writes the configuration lines that open variant's raw file. Keys follow the Go

@@ -40,8 +40,8 @@ func TestAssembleWritesHeaderAndDoneRounds(t *testing.T) {
 	path := filepath.Join(dir, done.Path())
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, []byte("pkg: time\nBenchmarkStop-2 10 5 ns/op\n"), 0o644)
-	env := Env{Mode: "quick", BaseVersion: "go1.27.4",
-		Toolchains: []toolchain.Info{{Variant: "heap", Version: "go version go1.27.4 linux/amd64"}}}
+	env := Env{Mode: "quick", Build: Build{BaseVersion: "go1.27.4",
+		Toolchains: []toolchain.Info{{Variant: "heap", Version: "go version go1.27.4 linux/amd64"}}}}
 
 	n, err := Assemble(dir, spec, env, "heap")
 	if err != nil || n != 1 {

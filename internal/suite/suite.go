@@ -49,6 +49,19 @@ func (s Set) ModuleDir(goroot, repoRoot string) string {
 	return filepath.Join(repoRoot, "bench")
 }
 
+// benchModule is the module path of the repository's bench/.
+const benchModule = "timerlab/bench"
+
+// RepoDir returns the directory of s's package in the repository at repoRoot, if it lives there
+// (bench/ holds the package and not only its dependencies).
+func (s Set) RepoDir(repoRoot string) (string, bool) {
+	rel, ok := strings.CutPrefix(s.Pkg, benchModule+"/")
+	if s.From != Bench || !ok {
+		return "", false
+	}
+	return filepath.Join(repoRoot, "bench", filepath.FromSlash(rel)), true
+}
+
 // ListPattern is the -test.list pattern matching exactly the expected top-level benchmarks.
 func (s Set) ListPattern() string {
 	return anyOf(s.Expect...)

@@ -95,3 +95,22 @@ func selects(pattern, name string) bool {
 	}
 	return true
 }
+
+// TestRepoDir checks which packages a run without toolchains finds in the repository: those of
+// the bench module, and not the standard library's or third-party modules' built there.
+func TestRepoDir(t *testing.T) {
+	for _, tc := range []struct {
+		set  Set
+		want string
+	}{
+		{Set{Pkg: "timerlab/bench/wakeups", From: Bench}, "/repo/bench/wakeups"},
+		{Set{Pkg: "github.com/valyala/fasthttp", From: Bench}, ""},
+		{Set{Pkg: "time", From: Std}, ""},
+		{Set{Pkg: "timerlab/benchmarks", From: Bench}, ""},
+	} {
+		dir, ok := tc.set.RepoDir("/repo")
+		if dir != tc.want || ok != (tc.want != "") {
+			t.Errorf("RepoDir of %s = %q, %v; want %q", tc.set.Pkg, dir, ok, tc.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"timerlab/internal/lab"
@@ -40,17 +41,31 @@ func Open(l lab.Layout, v lab.Variant) (*Toolchain, error) {
 	return &Toolchain{Variant: v, GOROOT: root}, nil
 }
 
-// Env returns the environment for this toolchain's commands and binaries: the caller's
-// environment without any Go settings that could select another toolchain, change the build or
-// change how the collector runs, plus GOTOOLCHAIN=local, GOROOT, the toolchain's bin first in
-// PATH, an empty GOFLAGS, GOWORK=off, and the variant's documented GODEBUG, if any.
-// GOEXPERIMENT is left unset so the toolchain's baked-in default applies. GOGC and GOMEMLIMIT are
-// dropped, so benchmarks run with the collector's defaults, which is what the results record;
-// GOMAXPROCS is kept, and recorded (results.Machine). What the user's go env file sets (go env -w)
-// still applies where the environment leaves a setting empty, as for any go command.
+// Env returns the environment for this toolchain's commands and binaries: RunEnv's, plus
+// GOTOOLCHAIN=local, GOROOT, the toolchain's bin first in PATH, an empty GOFLAGS and GOWORK=off.
+// GOEXPERIMENT is left unset so the toolchain's baked-in default applies. What the user's go env
+// file sets (go env -w) still applies where the environment leaves a setting empty, as for any go
+// command.
 func (t *Toolchain) Env() []string {
+	env := slices.DeleteFunc(RunEnv(t.Variant), func(kv string) bool { return strings.HasPrefix(kv, "PATH=") })
+	return append(env,
+		"GOTOOLCHAIN=local",
+		"GOROOT="+t.GOROOT,
+		"GOFLAGS=",
+		"GOWORK=off",
+		"PATH="+filepath.Join(t.GOROOT, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+	)
+}
+
+// RunEnv returns the environment for running a binary built for variant v, with or without its
+// toolchain at hand: the caller's environment (its PATH included) without any Go settings that
+// could select another toolchain, change the build or change how the collector runs, plus v's
+// documented GODEBUG, if any. GOGC and GOMEMLIMIT are dropped, so benchmarks run with the
+// collector's defaults, which is what the results record; GOMAXPROCS is kept, and recorded
+// (results.Machine).
+func RunEnv(v lab.Variant) []string {
 	drop := map[string]bool{"GOROOT": true, "GOTOOLCHAIN": true, "GOFLAGS": true,
-		"GOEXPERIMENT": true, "GODEBUG": true, "PATH": true, "GOBIN": true, "GOWORK": true,
+		"GOEXPERIMENT": true, "GODEBUG": true, "GOBIN": true, "GOWORK": true,
 		"GOGC": true, "GOMEMLIMIT": true}
 	var env []string
 	for _, kv := range os.Environ() {
@@ -59,15 +74,8 @@ func (t *Toolchain) Env() []string {
 			env = append(env, kv)
 		}
 	}
-	env = append(env,
-		"GOTOOLCHAIN=local",
-		"GOROOT="+t.GOROOT,
-		"GOFLAGS=",
-		"GOWORK=off",
-		"PATH="+filepath.Join(t.GOROOT, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
-	)
-	if t.Variant.Godebug != "" {
-		env = append(env, "GODEBUG="+t.Variant.Godebug)
+	if v.Godebug != "" {
+		env = append(env, "GODEBUG="+v.Godebug)
 	}
 	return env
 }

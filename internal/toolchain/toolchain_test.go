@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,6 +93,27 @@ func TestEnvIsolatesToolchain(t *testing.T) {
 	}
 	if len(env["PATH"]) != 1 || !strings.HasPrefix(env["PATH"][0], "/tc/slack/bin:") {
 		t.Errorf("PATH = %q, want the toolchain's bin first", env["PATH"])
+	}
+}
+
+// TestRunEnvKeepsPath checks the environment of a binary run without its toolchain: the variant's
+// GODEBUG, none of the caller's Go settings, and the caller's PATH, which the binaries' own
+// commands need.
+func TestRunEnvKeepsPath(t *testing.T) {
+	t.Setenv("PATH", "/usr/bin:/bin")
+	t.Setenv("GODEBUG", "asyncpreemptoff=1")
+	t.Setenv("GOGC", "off")
+	env := RunEnv(lab.Variant{Name: "slack-1ms", Toolchain: "slack", Godebug: "timerslack=1ms"})
+	got := map[string][]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = append(got[k], v)
+	}
+	if !slices.Equal(got["GODEBUG"], []string{"timerslack=1ms"}) || !slices.Equal(got["PATH"], []string{"/usr/bin:/bin"}) {
+		t.Errorf("GODEBUG %q, PATH %q; want timerslack=1ms and the caller's PATH, once each", got["GODEBUG"], got["PATH"])
+	}
+	if _, ok := got["GOGC"]; ok {
+		t.Error("GOGC inherited from the caller")
 	}
 }
 
