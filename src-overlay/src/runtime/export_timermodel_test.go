@@ -98,6 +98,13 @@ func (m *TimerModel) Sweep(now int64) {
 	m.ts.unlock()
 }
 
+// OpenTime returns the time from which a check of the model's set, as
+// from any P, locks the set to run or re-sort timers: its wake time, or
+// earlier where a slack window may open first (slackOpen).
+func (m *TimerModel) OpenTime() int64 {
+	return m.ts.slackOpen(m.ts.wakeTime())
+}
+
 func (m *TimerModel) WakeTime() int64 {
 	return m.ts.wakeTime()
 }

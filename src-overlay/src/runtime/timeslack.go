@@ -279,11 +279,13 @@ func (ts *timers) slackUpdateOpen() {
 }
 
 // slackOpen returns the earliest of next, ts's wake time, the time the
-// window of ts's first timer opens and the time the window of a modified
-// timer may open: the time from which check has a timer to run or to
-// re-sort.
+// window of ts's first timer opens, the time the window of a modified
+// timer may open and, with the wheel, the time the window of a timer in
+// its earliest slot may open: the time from which check has a timer to
+// run or to re-sort.
 func (ts *timers) slackOpen(next int64) int64 {
-	return minNonZero(minNonZero(next, ts.open.when.Load()), ts.open.modified.Load())
+	open := minNonZero(ts.open.when.Load(), ts.open.modified.Load())
+	return minNonZero(minNonZero(next, open), ts.wheelOpen())
 }
 
 // slackModified lowers ts.open.modified to the when of t, a timer in ts

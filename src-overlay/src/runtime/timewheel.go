@@ -147,6 +147,20 @@ type timerWheel struct {
 	// slots[k][s][i] has wheelPos makeWheelPos(k, s, i).
 	slots [wheelLevels][wheelSlots][]*timer
 
+	// open is, with slack, the start of the earliest occupied slot, or 0
+	// if the wheel is empty: no timer in the wheel has a when before it,
+	// since timers are placed by when. A timer's window opens at its when,
+	// before the deadline that minWhen bounds, so slackOpen reads open to
+	// learn when a check may find a window open in the wheel; from then
+	// on a check, on any P, locks the set and wheelAdvance cascades the
+	// slot into the heap, where slackUpdateOpen tracks the exact when.
+	// Like minWhen it is written with the timers lock held and read
+	// without it, lowered by wheelLink and raised by wheelRaiseMin, and
+	// exact where minWhen is. A reader that sees it low takes a needless
+	// lock; one that sees it high serves a window at its hard deadline,
+	// as without it; neither fires a timer early. Without slack it stays 0.
+	open atomic.Int64
+
 	// slotMin[k][s] is the least deadline linked into slots[k][s] since
 	// the slot was last empty, or 0 if it is empty: a lower bound on the
 	// deadlines of its timers (removals leave it low), at or after the
@@ -188,6 +202,16 @@ func (w *timerWheel) first() (level, s int) {
 	return -1, 0
 }
 
+// firstStart returns the start of the earliest occupied slot, or 0 if the
+// wheel is empty.
+func (w *timerWheel) firstStart() int64 {
+	level, s := w.first()
+	if level < 0 {
+		return 0
+	}
+	return w.slotStart(level, s)
+}
+
 // wakeBound returns the least slotMin of the occupied slots, a lower bound
 // on every timer's deadline in the wheel, or 0 if it is empty. Every timer
 // in a slot is due at or after the slot's start, and slots are visited in
@@ -215,6 +239,11 @@ func (w *timerWheel) wakeBound() int64 {
 		}
 	}
 	return bound
+}
+
+// wheelOpen returns the wheel's open, for slackOpen: 0 if the wheel is empty.
+func (ts *timers) wheelOpen() int64 {
+	return ts.wheel.open.Load()
 }
 
 // wheelLen returns the number of timers in ts's wheel.
@@ -273,6 +302,11 @@ func (ts *timers) wheelLink(t *timer, level int) bool {
 	}
 	if m := w.minWhen.Load(); m == 0 || key < m {
 		w.minWhen.Store(key)
+	}
+	if goexperiment.TimerSlack {
+		if start, o := w.slotStart(level, s), w.open.Load(); o == 0 || start < o {
+			w.open.Store(start)
+		}
 	}
 	return true
 }
@@ -338,8 +372,17 @@ func (ts *timers) wheelHeapEmptied() {
 // can race with the store: a timer in no set updates no set's bound.
 func (ts *timers) wheelRaiseMin() {
 	ts.wheel.minWhen.Store(ts.wheel.wakeBound())
+	ts.wheel.raiseOpen()
 	if ts.wheel.n == 0 && len(ts.heap) == 0 {
 		ts.minWhenModified.Store(0)
+	}
+}
+
+// raiseOpen sets open to the start of the earliest occupied slot, with slack.
+// The caller holds ts's lock.
+func (w *timerWheel) raiseOpen() {
+	if goexperiment.TimerSlack {
+		w.open.Store(w.firstStart())
 	}
 }
 
@@ -620,6 +663,7 @@ func (ts *timers) wheelTake(src *timers) {
 	}
 	w.n = 0
 	w.minWhen.Store(0)
+	w.open.Store(0)
 	src.minWhenModified.Store(0) // take clears it only if src's heap had timers
 	src.len.Store(uint32(len(src.heap)))
 	ts.len.Store(uint32(len(ts.heap) + ts.wheel.n))
@@ -675,6 +719,10 @@ func (ts *timers) wheelVerify() {
 	if w.minWhen.Load() != w.wakeBound() {
 		println("timer wheel minWhen", w.minWhen.Load(), "!= wake bound", w.wakeBound())
 		throw("bad timer wheel minWhen")
+	}
+	if goexperiment.TimerSlack && w.open.Load() != w.firstStart() {
+		println("timer wheel open", w.open.Load(), "!= first slot's start", w.firstStart())
+		throw("bad timer wheel open")
 	}
 	for _, tw := range ts.heap {
 		tw.timer.lock()
