@@ -148,17 +148,22 @@ type timerWheel struct {
 	slots [wheelLevels][wheelSlots][]*timer
 
 	// open is, with slack, the start of the earliest occupied slot, or 0
-	// if the wheel is empty: no timer in the wheel has a when before it,
-	// since timers are placed by when. A timer's window opens at its when,
-	// before the deadline that minWhen bounds, so slackOpen reads open to
-	// learn when a check may find a window open in the wheel; from then
-	// on a check, on any P, locks the set and wheelAdvance cascades the
-	// slot into the heap, where slackUpdateOpen tracks the exact when.
+	// if the wheel is empty. Timers are placed by when, so every live
+	// timer in the wheel has a when at or after it, except one that
+	// modify moved earlier and wheelFix has not re-placed yet (its hard
+	// deadline is in minWhenModified). A timer's window opens at its
+	// when, before the deadline that minWhen bounds, so slackOpen reads
+	// open to learn when a check may find a window open in the wheel:
+	// from then on a check of this set (the P's own, or another P's
+	// stealing pass) locks it, and wheelAdvance cascades the slot, into
+	// the heap at level 0 (where slackUpdateOpen tracks the exact when)
+	// or into a finer level, which sets open to that level's slot.
 	// Like minWhen it is written with the timers lock held and read
-	// without it, lowered by wheelLink and raised by wheelRaiseMin, and
-	// exact where minWhen is. A reader that sees it low takes a needless
-	// lock; one that sees it high serves a window at its hard deadline,
-	// as without it; neither fires a timer early. Without slack it stays 0.
+	// without it: lowered by wheelLink, set by wheelRaiseMin, zeroed by
+	// wheelTake, and exact where minWhen is. A reader that sees it low
+	// takes a needless lock; one that sees it high serves a window at its
+	// hard deadline, as without it; neither fires a timer early. Without
+	// slack it stays 0.
 	open atomic.Int64
 
 	// slotMin[k][s] is the least deadline linked into slots[k][s] since

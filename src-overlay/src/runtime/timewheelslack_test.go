@@ -20,7 +20,7 @@ import (
 func TestTimerWheelSlackOpen(t *testing.T) {
 	t.Setenv("GODEBUG", "timerslack=1ms")
 	const now = int64(1) << 40
-	when := now + 50e6 // beyond the near horizon: into the wheel
+	when := now + 50e6 // beyond the near horizon, into the wheel; not a slot's start
 	m := NewTimerModel(1)
 	m.Reset(0, when, 0, now)
 	// The first check brings the wheel's cursor from 0 to now, as a P's
@@ -36,8 +36,17 @@ func TestTimerWheelSlackOpen(t *testing.T) {
 		t.Fatalf("deadline %d, want slack after when %d", deadline, when)
 	}
 	m.Verify()
-	if open := m.OpenTime(); open <= now || open > when {
-		t.Errorf("open time %d, want after now %d and no later than when %d (deadline %d)", open, now, when, deadline)
+	open := m.OpenTime()
+	if open <= now || open >= when {
+		t.Fatalf("open time %d, want its slot's start, after now %d and before when %d (deadline %d)", open, now, when, deadline)
+	}
+	// A check at the slot's start, before the window, cascades the slot
+	// and fires nothing, and the open time moves on to the window's.
+	if fired := m.Check(open); len(fired) != 0 {
+		t.Errorf("a check at %d, before when %d, fired %v", open, when, fired)
+	}
+	if next := m.OpenTime(); next != when {
+		t.Errorf("open time after the slot's cascade %d, want the timer's when %d", next, when)
 	}
 	if fired := m.Check(when); len(fired) != 1 || fired[0].ID != 0 {
 		t.Errorf("a check at when, inside the window, fired %v; want timer 0", fired)
