@@ -159,7 +159,7 @@ type timerWheel struct {
 	// the heap at level 0 (where slackUpdateOpen tracks the exact when)
 	// or into a finer level, which sets open to that level's slot.
 	// Like minWhen it is written with the timers lock held and read
-	// without it: lowered by wheelLink, set by wheelRaiseMin, zeroed by
+	// without it: lowered by wheelAdd, set by wheelRaiseMin, zeroed by
 	// wheelTake, and exact where minWhen is. A reader that sees it low
 	// takes a needless lock; one that sees it high serves a window at its
 	// hard deadline, as without it; neither fires a timer early. Without
@@ -268,29 +268,18 @@ func (ts *timers) wheelMinWhen(when int64) int64 {
 }
 
 // wheelAdd puts t, which addHeap has just given to ts, into the wheel if it
-// belongs there and its slot is not full, and reports whether it did.
+// belongs there and its slot is not full, and reports whether it did. A
+// timer due within the near horizon, or one using fake time (see the
+// package comment above), belongs in the heap. Linking t lowers its slot's
+// slotMin and minWhen to t's deadline if it is earlier, which keeps minWhen
+// equal to wakeBound.
 // The caller must hold ts's lock (or the world is stopped) and t's lock.
 func (ts *timers) wheelAdd(t *timer) bool {
-	level := ts.wheelLevelOf(t)
-	return level >= 0 && ts.wheelLink(t, level)
-}
-
-// wheelLevelOf returns the wheel level at which t belongs, or -1 if it
-// belongs in the heap: it is due within the near horizon, or it uses fake
-// time (see the package comment above). The caller holds t's lock.
-func (ts *timers) wheelLevelOf(t *timer) int {
-	if t.isFake {
-		return -1
-	}
-	return ts.wheel.level(t.when)
-}
-
-// wheelLink appends t to its slot of level and lowers the slot's slotMin
-// and minWhen to t's deadline if it is earlier, which keeps minWhen equal
-// to wakeBound. It reports false, linking nothing, if the slot is full.
-// The caller holds ts's and t's locks.
-func (ts *timers) wheelLink(t *timer, level int) bool {
 	w := &ts.wheel
+	level := w.level(t.when)
+	if level < 0 || t.isFake {
+		return false
+	}
 	s := slotIndex(t.when, level)
 	slot := &w.slots[level][s]
 	if len(*slot) >= wheelSlotMax {
@@ -418,13 +407,21 @@ func (t *timer) wheeled() bool {
 
 // wheelLockTimers locks and returns the timers holding t if t is in a
 // wheel, so that stop can remove t at once: the timers lock ranks before
-// t's, so it must be taken first. t.ts is read without t's lock, after the
-// atomic load of t.astate that published it; wheelStop checks it again
-// under both locks. It returns nil, locking nothing, if t is not in a wheel.
+// t's, so it must be taken first. It returns nil, locking nothing, if t is
+// not in a wheel. The test is inlined into stop, so a timer in no wheel
+// (a channel timer nothing waits on, a heap timer) pays for a load and a
+// branch, not a call.
 func (t *timer) wheelLockTimers() *timers {
 	if t.astate.Load()&timerWheeled == 0 {
 		return nil
 	}
+	return t.lockWheelTimers()
+}
+
+// lockWheelTimers locks and returns the timers holding t, or nil if none
+// does. t.ts is read without t's lock, after the atomic load of t.astate
+// that published it; wheelStop checks it again under both locks.
+func (t *timer) lockWheelTimers() *timers {
 	ts := t.ts
 	if ts != nil {
 		ts.lock()
@@ -446,12 +443,19 @@ func (ts *timers) wheelUnlock() {
 // from wheelLockTimers, is the timers holding it, so that stop finds t in
 // no timers set and marks nothing. If t has moved since (another P took
 // it), it returns the timers now holding it, for wheelFix once the locks
-// are dropped (stop marks t a zombie meanwhile); else nil.
+// are dropped (stop marks t a zombie meanwhile); else nil. Like
+// wheelLockTimers, it is a test inlined into stop and a call only for a
+// timer in a wheel.
 // The caller holds t's lock.
 func (t *timer) wheelStop(locked *timers) *timers {
 	if !t.wheeled() {
 		return nil
 	}
+	return t.wheelRemove(locked)
+}
+
+// wheelRemove is wheelStop for a timer in a wheel.
+func (t *timer) wheelRemove(locked *timers) *timers {
 	if t.ts != locked {
 		return t.ts
 	}
@@ -475,8 +479,10 @@ func (t *timer) wheelStop(locked *timers) *timers {
 // with the old deadline instead would re-place, under slack, every timer
 // reset by less than its slack later, as a repeated Reset(d) is.)
 // The caller holds t's lock and calls it after setting t's when and slack.
+// The move is tested before the wheel bit: a Reset later, the common case,
+// costs one state test whether t is in a wheel or not.
 func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers {
-	if !t.wheeled() || (t.when >= oldWhen && t.deadline() >= oldDeadline && t.state&timerZombie == 0) {
+	if (t.when >= oldWhen && t.deadline() >= oldDeadline && t.state&timerZombie == 0) || !t.wheeled() {
 		return nil
 	}
 	return t.ts
