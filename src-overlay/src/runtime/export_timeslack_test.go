@@ -8,6 +8,8 @@
 
 package runtime
 
+import "internal/runtime/atomic"
+
 const (
 	TimerSlackOne     = timerSlackOne
 	MaxTimerSlack     = maxTimerSlack
@@ -75,4 +77,43 @@ func TimerSlackAddedAs(when, setWhen, now int64) int64 {
 	t.lock()
 	defer t.unlock()
 	return t.deadline()
+}
+
+const MaxWakeDefer = maxWakeDefer
+
+// TimerWakeDefer runs a pass at now, on a P of its own, over firings with
+// the given slacks, each making one goroutine runnable. It returns for each
+// whether the P deferred the goroutine's wakeup, and for one more goroutine
+// made runnable after the pass; then the time the P must start them by and
+// the deferrals it counted; whether a schedule left the deferral in place
+// (now must be far enough ahead that its time has not come); and whether
+// the P's M looking for work with its queue empty ended it.
+func TimerWakeDefer(now int64, slacks []int64) (deferred []bool, at int64, deferrals uint64, kept, ended bool) {
+	pp := new(p)
+	pp.slackPassStart(now)
+	for _, slack := range slacks {
+		pp.wake.slack = slack
+		deferred = append(deferred, pp.slackDeferWake())
+	}
+	pp.slackPassEnd()
+	deferred = append(deferred, pp.slackDeferWake())
+	at, deferrals = pp.wake.at.Load(), pp.timerStats.wakeDeferrals
+	pp.slackWakeCheck()
+	kept = pp.wake.at.Load() == at
+	pp.slackWakeDone()
+	return deferred, at, deferrals, kept, pp.wake.at.Load() == 0
+}
+
+// SpinUntil spins until *flag is not zero, and reports true, or until
+// Nanotime passes deadline, and reports false. The loop has no preemption
+// point: no call but nanotime, which is nosplit, and code of package
+// runtime is never preempted asynchronously. So the P running it runs
+// nothing else until it returns.
+func SpinUntil(flag *uint32, deadline int64) bool {
+	for nanotime() < deadline {
+		if atomic.Load(flag) != 0 {
+			return true
+		}
+	}
+	return false
 }

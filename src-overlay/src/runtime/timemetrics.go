@@ -24,6 +24,12 @@
 //     the near heap (wheel only).
 //   - slack: for every timer armed with slack, the slack it got (slack
 //     only).
+//   - wake-deferrals: a P began to keep goroutines its timers readied for
+//     itself rather than wake an idle P for them (slack only; see
+//     timeslack_wake.go). wake-deferrals-expired: a P, or sysmon for it,
+//     woke an idle P after all, because goroutines were still queued when
+//     the deferral ended. The difference is the deferrals that saved the
+//     wakeup of another thread.
 //
 // Invariants:
 //
@@ -67,6 +73,8 @@ type timerStats struct {
 	cascades  uint64
 	lateness  timerLateHist // fired is its total
 	slack     timerHist
+
+	wakeDeferrals uint64
 }
 
 // timerLateBuckets is the number of buckets of a timerLateHist.
@@ -101,10 +109,17 @@ var timerStatsRetired struct {
 	coalesced atomic.Uint64
 	cascades  atomic.Uint64
 	slack     timeHistogram
+
+	wakeDeferrals atomic.Uint64
 }
 
 // timerWakeups counts netpoll sleeps ended by a timer falling due.
 var timerWakeups atomic.Uint64
+
+// timerWakeDeferralsExpired counts deferred wakeups that woke an idle P
+// after all. sysmon, which holds no P, counts some of them, so it is one
+// atomic counter, added off the timer paths.
+var timerWakeDeferralsExpired atomic.Uint64
 
 // timerStatsHere returns the timer counts of the P running the caller.
 // Every caller holds a P: the counts are taken on goroutines (time.Timer's
@@ -162,6 +177,7 @@ func (s *timerStats) retire() {
 	r.moved.Add(int64(s.moved))
 	r.coalesced.Add(int64(s.coalesced))
 	r.cascades.Add(int64(s.cascades))
+	r.wakeDeferrals.Add(int64(s.wakeDeferrals))
 	s.slack.retire(&r.slack)
 	*s = timerStats{}
 }
@@ -191,6 +207,7 @@ type timerStatsAggregate struct {
 	timerStats
 	fired   uint64 // the lateness histogram's total
 	wakeups uint64
+	expired uint64 // deferred wakeups that woke an idle P after all
 	live    uint64 // timers held in Ps' timer sets, not counting zombies
 	zombies uint64 // stopped timers still held in Ps' timer sets
 }
@@ -198,6 +215,10 @@ type timerStatsAggregate struct {
 // compute populates a from the retired counts and every P's.
 func (a *timerStatsAggregate) compute() {
 	a.wakeups = timerWakeups.Load()
+	// Loaded before the deferrals it ends, so that it never exceeds them:
+	// a deferral is counted before the store of wake.at that its expiry's
+	// compare-and-swap observes.
+	a.expired = timerWakeDeferralsExpired.Load()
 
 	lock(&sched.lock)
 	r := &timerStatsRetired
@@ -207,6 +228,7 @@ func (a *timerStatsAggregate) compute() {
 	a.moved = r.moved.Load()
 	a.coalesced = r.coalesced.Load()
 	a.cascades = r.cascades.Load()
+	a.wakeDeferrals = r.wakeDeferrals.Load()
 	a.slack.load(&r.slack)
 	for _, pp := range allp {
 		if pp == nil || pp.status == _Pdead {
@@ -233,6 +255,7 @@ func (a *timerStatsAggregate) add(s *timerStats) {
 	a.moved += s.moved
 	a.coalesced += s.coalesced
 	a.cascades += s.cascades
+	a.wakeDeferrals += s.wakeDeferrals
 	a.slack.add(&s.slack)
 }
 
@@ -323,6 +346,12 @@ func addTimerMetrics(m map[string]metricData) {
 	}}
 	m["/sched/timers/wakeups:events"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
 		out.kind, out.scalar = metricKindUint64, in.timerStats.wakeups
+	}}
+	m["/sched/timers/wake-deferrals:events"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		out.kind, out.scalar = metricKindUint64, in.timerStats.wakeDeferrals
+	}}
+	m["/sched/timers/wake-deferrals-expired:events"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		out.kind, out.scalar = metricKindUint64, in.timerStats.expired
 	}}
 	m["/sched/timers/live:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
 		out.kind, out.scalar = metricKindUint64, in.timerStats.live

@@ -28,3 +28,18 @@ func (ts *timers) slackOpen(next int64) int64          { return next }
 func (ts *timers) slackModified(t *timer)              {}
 func (ts *timers) slackModifiedOpen(first int64) int64 { return first }
 func (ts *timers) slackClearModified()                 {}
+
+// Without slack, a P wakes idle Ps for the goroutines its timers ready at
+// once, as upstream. See timeslack_wake.go.
+
+type timerWakeDefer struct{}
+
+func (pp *p) slackPassStart(now int64)  {}
+func (pp *p) slackPassEnd()             {}
+func (t *timer) slackFiring()           {}
+func (pp *p) slackDeferWake() bool      { return false }
+func slackSkipSpinWake(gp *g) bool      { return false }
+func (pp *p) slackWakeCheck()           {}
+func (pp *p) slackWakeDone()            {}
+func (pp *p) slackWakeIdle()            {}
+func (pp *p) slackWakeSysmon(now int64) {}

@@ -24,6 +24,7 @@ import (
 // timerMetrics is one reading of the /sched/timers/ metrics.
 type timerMetrics struct {
 	started, stopped, fired, moved, wakeups, live, coalesced, cascades uint64
+	wakeDeferrals, wakeDeferralsExpired                                uint64
 	lateness, slack                                                    *metrics.Float64Histogram
 }
 
@@ -40,6 +41,8 @@ func readTimerMetrics(t *testing.T) timerMetrics {
 		{Name: "/sched/timers/coalesced:timers"},
 		{Name: "/sched/timers/cascades:timers"},
 		{Name: "/sched/timers/slack:seconds"},
+		{Name: "/sched/timers/wake-deferrals:events"},
+		{Name: "/sched/timers/wake-deferrals-expired:events"},
 	}
 	metrics.Read(s)
 	for _, x := range s {
@@ -58,6 +61,9 @@ func readTimerMetrics(t *testing.T) timerMetrics {
 		coalesced: s[7].Value.Uint64(),
 		cascades:  s[8].Value.Uint64(),
 		slack:     s[9].Value.Float64Histogram(),
+
+		wakeDeferrals:        s[10].Value.Uint64(),
+		wakeDeferralsExpired: s[11].Value.Uint64(),
 	}
 }
 
@@ -89,6 +95,11 @@ func wantDelta(t *testing.T, name string, before, after, want uint64) {
 // fire, and checks that every counter moved by that much and that the
 // lateness histogram holds one non-negative sample per firing.
 func TestTimerMetricsCounts(t *testing.T) {
+	// Return every free page to the OS first: otherwise the background
+	// scavenger may still be releasing what earlier tests freed, and it
+	// sleeps between its slices on timers of its own (29 of them in one
+	// run at GOMAXPROCS=8, beyond backgroundTimers).
+	debug.FreeOSMemory()
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	const started, stopped = 1000, 400
 	before := readTimerMetrics(t)
@@ -130,13 +141,15 @@ func TestTimerMetricsCounts(t *testing.T) {
 // that armed and fired timers, all beyond the wheel's near horizon:
 // cascades (wheel: every fired timer came down through the wheel), slack
 // samples (slack: one per armed timer, under the default policy) and
-// coalesced firings (slack only, and never more than fired).
+// coalesced firings (slack only, and never more than fired), and deferred
+// wakeups (slack only; never fewer than those that expired).
 func checkVariantCounts(t *testing.T, before, after timerMetrics, armed, fired uint64) {
 	t.Helper()
 	cascades := after.cascades - before.cascades
 	slacked, _ := histogramDelta(before.slack, after.slack)
 	coalesced := after.coalesced - before.coalesced
-	t.Logf("cascades %d, slack samples %d, coalesced %d", cascades, slacked, coalesced)
+	deferrals, expired := after.wakeDeferrals-before.wakeDeferrals, after.wakeDeferralsExpired-before.wakeDeferralsExpired
+	t.Logf("cascades %d, slack samples %d, coalesced %d, wake deferrals %d (%d expired)", cascades, slacked, coalesced, deferrals, expired)
 	if goexperiment.TimerWheel {
 		if cascades < fired {
 			t.Errorf("cascades went up by %d, want at least %d (each fired wheel timer)", cascades, fired)
@@ -149,8 +162,52 @@ func checkVariantCounts(t *testing.T, before, after timerMetrics, armed, fired u
 		if coalesced > after.fired-before.fired {
 			t.Errorf("coalesced went up by %d, more than fired (%d)", coalesced, after.fired-before.fired)
 		}
-	} else if slacked != 0 || coalesced != 0 {
-		t.Errorf("slack samples went up by %d and coalesced by %d without slack", slacked, coalesced)
+		if after.wakeDeferralsExpired > after.wakeDeferrals {
+			t.Errorf("%d deferred wakeups expired in all, of %d deferred", after.wakeDeferralsExpired, after.wakeDeferrals)
+		}
+	} else if slacked != 0 || coalesced != 0 || deferrals != 0 || expired != 0 {
+		t.Errorf("without slack: slack samples went up by %d, coalesced by %d, wake deferrals by %d (%d expired)",
+			slacked, coalesced, deferrals, expired)
+	}
+}
+
+// TestTimerMetricsWakeDeferrals readies 20 goroutines at a time with timers
+// due together, and checks that under a slack policy their P defers the
+// wakeup of an idle P for them, and under the policy 0 does not (but for a
+// few background timers armed before, under the other policy). Each expiry
+// ends one deferral counted before it, so over the process's life expired
+// never exceeds begun.
+func TestTimerMetricsWakeDeferrals(t *testing.T) {
+	if !goexperiment.TimerSlack {
+		t.Skip("no deferred wakeups without GOEXPERIMENT=timerslack")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, c := range []struct {
+		policy string
+		defers bool
+	}{{"1ms", true}, {"0", false}} {
+		t.Setenv("GODEBUG", "timerslack="+c.policy)
+		before := readTimerMetrics(t)
+		for range 10 {
+			var wg sync.WaitGroup
+			for range 20 {
+				tm := time.NewTimer(2 * time.Millisecond)
+				wg.Go(func() { <-tm.C })
+			}
+			wg.Wait()
+		}
+		after := readTimerMetrics(t)
+		deferrals := after.wakeDeferrals - before.wakeDeferrals
+		t.Logf("timerslack=%s: %d wake deferrals, %d expired", c.policy, deferrals, after.wakeDeferralsExpired-before.wakeDeferralsExpired)
+		if c.defers && deferrals == 0 {
+			t.Errorf("timerslack=%s: no wakeup deferred in 10 batches of 20 goroutines readied by timers", c.policy)
+		}
+		if !c.defers && deferrals > backgroundTimers {
+			t.Errorf("timerslack=%s: %d wakeups deferred, want none (+ at most %d background timers)", c.policy, deferrals, backgroundTimers)
+		}
+		if after.wakeDeferralsExpired > after.wakeDeferrals {
+			t.Errorf("timerslack=%s: %d deferred wakeups expired in all, of %d deferred", c.policy, after.wakeDeferralsExpired, after.wakeDeferrals)
+		}
 	}
 }
 
