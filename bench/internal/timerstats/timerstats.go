@@ -1,7 +1,8 @@
 // Package timerstats reads the timer metrics that timerlab's toolchains add to runtime/metrics
 // (/sched/timers/..., see docs/metrics.md), so that workloads can report what the runtime's timers
 // did next to what the OS saw. Each group of metrics may be absent: pristine upstream has none of
-// them, and toolchains built before the slack variant lack the slack metrics. A figure whose
+// them, toolchains built before the slack variant lack the slack metrics, and those built before
+// deferred wakeups lack their counters. A figure whose
 // metrics are absent is not reported, so that variant's results simply lack that unit; slack-ns
 // alone is always reported, 0 without slack, so every variant has a place on a chart against slack.
 package timerstats
@@ -19,6 +20,8 @@ const (
 	firedMetric     = "/sched/timers/fired:timers"
 	coalescedMetric = "/sched/timers/coalesced:timers"
 	slackMetric     = "/sched/timers/slack:seconds"
+	deferralsMetric = "/sched/timers/wake-deferrals:events"
+	expiredMetric   = "/sched/timers/wake-deferrals-expired:events"
 )
 
 // Snapshot is one reading of the timer metrics.
@@ -31,11 +34,16 @@ type Snapshot struct {
 	coalesced uint64    // /sched/timers/coalesced:timers
 	slack     []uint64  // /sched/timers/slack:seconds: Counts, a copy
 	buckets   []float64 // its Buckets (boundaries, len(slack)+1)
+
+	deferOK   bool   // the toolchain counts deferred wakeups (zero without slack)
+	deferrals uint64 // /sched/timers/wake-deferrals:events
+	expired   uint64 // /sched/timers/wake-deferrals-expired:events
 }
 
 // Read reads the timer metrics.
 func Read() Snapshot {
-	s := []metrics.Sample{{Name: wakeupsMetric}, {Name: firedMetric}, {Name: coalescedMetric}, {Name: slackMetric}}
+	s := []metrics.Sample{{Name: wakeupsMetric}, {Name: firedMetric}, {Name: coalescedMetric}, {Name: slackMetric},
+		{Name: deferralsMetric}, {Name: expiredMetric}}
 	metrics.Read(s)
 	var snap Snapshot
 	if s[0].Value.Kind() == metrics.KindUint64 && s[1].Value.Kind() == metrics.KindUint64 {
@@ -46,14 +54,19 @@ func Read() Snapshot {
 		snap.slackOK, snap.coalesced = true, s[2].Value.Uint64()
 		snap.slack, snap.buckets = append([]uint64(nil), h.Counts...), h.Buckets
 	}
+	if s[4].Value.Kind() == metrics.KindUint64 && s[5].Value.Kind() == metrics.KindUint64 {
+		snap.deferOK, snap.deferrals, snap.expired = true, s[4].Value.Uint64(), s[5].Value.Uint64()
+	}
 	return snap
 }
 
 // Report reports, per second of the secs between before and after, the wakeups that timers caused
 // (timer-wakeups/s), the timers that fired (timers-fired/s) and those of them that a wakeup for
-// another timer served before their hard deadline (coalesced/s); and the median slack granted to
-// the timers armed in between (slack-ns, see Slack). The ratio of timers-fired/s to
-// timer-wakeups/s is how many timers one wakeup served.
+// another timer served before their hard deadline (coalesced/s); the times a P kept the
+// goroutines its timers readied rather than wake an idle P for them (wake-deferrals/s), and those
+// of them that woke one after all (deferrals-expired/s); and the median slack granted to the
+// timers armed in between (slack-ns, see Slack). The ratio of timers-fired/s to timer-wakeups/s is
+// how many timers one wakeup served.
 func Report(b *testing.B, before, after Snapshot, secs float64) {
 	b.ReportMetric(float64(Slack(before, after)), "slack-ns")
 	if secs <= 0 {
@@ -65,6 +78,10 @@ func Report(b *testing.B, before, after Snapshot, secs float64) {
 	}
 	if before.slackOK && after.slackOK {
 		b.ReportMetric(float64(after.coalesced-before.coalesced)/secs, "coalesced/s")
+	}
+	if before.deferOK && after.deferOK {
+		b.ReportMetric(float64(after.deferrals-before.deferrals)/secs, "wake-deferrals/s")
+		b.ReportMetric(float64(after.expired-before.expired)/secs, "deferrals-expired/s")
 	}
 }
 

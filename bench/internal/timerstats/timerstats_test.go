@@ -22,6 +22,9 @@ func TestReadMatchesToolchain(t *testing.T) {
 	if before.slackOK != supported(slackMetric) {
 		t.Errorf("Read slackOK = %v, but the toolchain describes %s: %v", before.slackOK, slackMetric, supported(slackMetric))
 	}
+	if before.deferOK != supported(deferralsMetric) {
+		t.Errorf("Read deferOK = %v, but the toolchain describes %s: %v", before.deferOK, deferralsMetric, supported(deferralsMetric))
+	}
 	if before.ok != supported(firedMetric) {
 		t.Fatalf("Read ok = %v, but the toolchain describes the timer metrics: %v", before.ok, supported(firedMetric))
 	}
