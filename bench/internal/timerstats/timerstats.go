@@ -2,9 +2,9 @@
 // (/sched/timers/..., see docs/metrics.md), so that workloads can report what the runtime's timers
 // did next to what the OS saw. Each group of metrics may be absent: pristine upstream has none of
 // them, toolchains built before the slack variant lack the slack metrics, and those built before
-// deferred wakeups lack their counters. A figure whose
-// metrics are absent is not reported, so that variant's results simply lack that unit; slack-ns
-// alone is always reported, 0 without slack, so every variant has a place on a chart against slack.
+// deferred wakeups lack their counters. A figure whose metrics are absent is not reported, so that
+// variant's results simply lack that unit; slack-ns alone is always reported, 0 without slack, so
+// every variant has a place on a chart against slack.
 package timerstats
 
 import (
