@@ -61,3 +61,31 @@ func (m *TimerModel) FixEarlier(id int, when, modified int64) bool {
 	_, earlier := m.ts.wheelReplace(t)
 	return earlier
 }
+
+// AdjustRacingModify runs an adjust of the model's set and a Reset of
+// timer id, in the set, to when in the interleaving of two Ps that the
+// mark in lowered must survive: adjust clears minWhenModified, modify marks
+// the timer's slot (wheelInPlace), adjust collects the marks
+// (wheelLowerSlots), modify reads and lowers minWhenModified, and adjust
+// raises minWhenHeap. It reports whether the timer stayed in its slot.
+func (m *TimerModel) AdjustRacingModify(id int, when int64) bool {
+	ts, t := &m.ts, m.timers[id]
+	ts.lock()
+	ts.minWhenHeap.Store(ts.wakeTime())
+	ts.minWhenModified.Store(0)
+	t.lock()
+	oldWhen, oldDeadline := t.when, t.deadline()
+	t.when = when
+	deadline := t.slackArm(0)
+	inPlace := t.wheelNeedsFix(oldWhen, oldDeadline) != nil && t.wheelInPlace(oldWhen)
+	t.state |= timerModified
+	ts.wheelLowerSlots()
+	if min := ts.minWhenModified.Load(); min == 0 || deadline < min {
+		t.astate.Store(t.state)
+		ts.updateMinWhenModified(deadline)
+	}
+	t.unlock()
+	ts.updateMinWhenHeap()
+	ts.unlock()
+	return inPlace
+}

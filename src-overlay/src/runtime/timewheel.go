@@ -33,10 +33,34 @@
 // Moving a timer later (its when and its deadline, below, no earlier than
 // before) may leave it in its old (earlier) slot with timerModified set; it is
 // re-placed when that slot cascades. Moving it earlier re-places it at once
-// (wheelFix), and stopping it removes it at
+// (wheelFix), unless its when stays within the level-0 tick of its old
+// when (see "Earlier in place" below), and stopping it removes it at
 // once (wheelStop), from whichever P, so Stop leaves no zombie behind.
 // (A channel timer that nothing waits on still becomes a zombie, as
 // upstream; the cascade or wheelSweep drops it.)
+//
+// Earlier in place: a deadline set again and again to about the same
+// instant (SetReadDeadline with one deadline: package net and the runtime
+// read the clock apart, so the when moves by a few nanoseconds either way)
+// moves the timer earlier half the time. Its slot still starts at or before
+// the new when if the new when lies in the same level-0 tick (2^20 ns
+// block) as the old, or a later one, because the old when was at or after
+// the slot's start and every slot starts on a tick boundary. So such a move
+// leaves the timer where it is, as a later move does, and needs no timers
+// lock; only its slot's slotMin may now lie above its deadline. modify marks
+// the slot in lowered, then lowers minWhenModified to the deadline as it
+// does for every timer moved earlier, wheel or heap. adjust clears
+// minWhenModified and then collects the marks (wheelLowerSlots), lowering
+// the slotMin of each marked slot to the slot's start, which bounds every
+// timer in it whatever its deadline, before anything may raise the wake
+// time. So the deadline is always bounded: a mark collected by that adjust
+// has its slot lowered for good (until the timer leaves it, re-placed
+// exactly); a mark set after the collection was set after the clearing, so
+// modify's later read sees the bound cleared, or lowered again since, and
+// lowers it to the deadline, and the next adjust, which clears that bound,
+// collects the mark. (Lowering to the bound adjust cleared instead of to the
+// start fails when the mark falls between the clearing and the collection:
+// the bound cleared may be later than the deadline, and the mark is gone.)
 //
 // When the clock passes a slot's start (wheelAdvance, from check), the slot
 // cascades: each timer is re-placed relative to the new cursor, into a lower
@@ -135,7 +159,8 @@ type timerWheel struct {
 	n int
 
 	// minWhen is the wake bound, wakeBound(): a lower bound on the
-	// deadline of every timer in the wheel, or 0 if the wheel is empty.
+	// deadline of every timer in the wheel (but one moved earlier in place,
+	// while its slot is marked), or 0 if the wheel is empty.
 	// It is exact except inside wheelAdvance, where it may be lower.
 	// It is written with the timers lock held and read without it by wakeTime.
 	minWhen atomic.Int64
@@ -169,10 +194,19 @@ type timerWheel struct {
 	// slotMin[k][s] is the least deadline linked into slots[k][s] since
 	// the slot was last empty, or 0 if it is empty: a lower bound on the
 	// deadlines of its timers (removals leave it low), at or after the
-	// slot's start.
+	// slot's start; except for a timer moved earlier in place, whose
+	// deadline minWhenModified bounds while lowered marks its slot, until
+	// adjust lowers slotMin to the slot's start.
 	// Waking at slotMin rather than at the slot's start saves the early
 	// wakeups of a lone timer, such as a Ticker's.
 	slotMin [wheelLevels][wheelSlots]int64
+
+	// lowered[k] has bit s set if a timer in slots[k][s] was moved
+	// earlier in place since the last adjust, so that the slot's slotMin
+	// may lie above its deadline (see "Earlier in place" above). modify
+	// sets bits holding only the timer's lock; adjust clears them.
+	// Accessed atomically.
+	lowered [wheelLevels]uint64
 }
 
 // level returns the level at which a timer with this when belongs,
@@ -218,7 +252,9 @@ func (w *timerWheel) firstStart() int64 {
 }
 
 // wakeBound returns the least slotMin of the occupied slots, a lower bound
-// on every timer's deadline in the wheel, or 0 if it is empty. Every timer
+// on every timer's deadline in the wheel but a timer moved earlier in place
+// whose slot lowered still marks (minWhenModified bounds that one), or 0 if
+// the wheel is empty. Every timer
 // in a slot is due at or after the slot's start, and slots are visited in
 // time order, so the search stops at the first slot that starts at or after
 // the least slotMin seen. Without slack, deadlines are whens and that is
@@ -475,9 +511,11 @@ func (t *timer) wheelRemove(locked *timers) *timers {
 // when is now earlier than oldWhen or its deadline earlier than oldDeadline
 // (its when and deadline as placed): a when earlier than the old one could
 // break the placement invariant; a deadline earlier than the old one could
-// lie below its slot's slotMin. A move later is left to the cascade. (Comparing the new when
-// with the old deadline instead would re-place, under slack, every timer
-// reset by less than its slack later, as a repeated Reset(d) is.)
+// lie below its slot's slotMin. A move later is left to the cascade, and
+// so is a move that wheelInPlace then finds to keep its when in its old
+// tick or later. (Comparing the new when with the old deadline instead
+// would re-place, under slack, every timer reset by less than its slack
+// later, as a repeated Reset(d) is.)
 // The caller holds t's lock and calls it after setting t's when and slack.
 // The move is tested before the wheel bit: a Reset later, the common case,
 // costs one state test whether t is in a wheel or not.
@@ -486,6 +524,47 @@ func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers {
 		return nil
 	}
 	return t.ts
+}
+
+// wheelInPlace reports whether t, which wheelNeedsFix found in need of a
+// fix, may stay in its slot after all because it is not a zombie and its
+// when is not in an earlier level-0 tick than oldWhen; then it marks the
+// slot in lowered (see "Earlier in place"). The caller holds t's lock, not
+// the timers lock, and calls it before modify lowers minWhenModified. t's
+// slot does not change while t's lock is held, but its index does, when
+// another timer's removal moves t into a freed place under the timers lock
+// only, so t.wheelPos is loaded atomically: either value names t's slot.
+func (t *timer) wheelInPlace(oldWhen int64) bool {
+	if t.state&timerZombie != 0 || t.when>>wheelTickShift < oldWhen>>wheelTickShift {
+		return false
+	}
+	slot := atomic.Load((*uint32)(&t.wheelPos)) % (wheelLevels * wheelSlots)
+	atomic.Or64(&t.ts.wheel.lowered[slot/wheelSlots], 1<<(slot%wheelSlots))
+	return true
+}
+
+// wheelLowerSlots lowers, for adjust, the slotMin of every slot marked in
+// lowered to the slot's start, and then minWhen to the new wake bound if
+// it is lower (see "Earlier in place"). adjust calls it right after it
+// clears minWhenModified, before it raises minWhenHeap, so wakeTime never
+// loses a deadline. The caller holds ts's lock.
+func (ts *timers) wheelLowerSlots() {
+	w := &ts.wheel
+	for level := range w.lowered {
+		if atomic.Load64(&w.lowered[level]) == 0 {
+			continue
+		}
+		// Bits of slots emptied since they were marked are dropped.
+		bits := atomic.Xchg64(&w.lowered[level], 0) & w.occupied[level]
+		for ; bits != 0; bits &= bits - 1 {
+			s := sys.TrailingZeros64(bits)
+			m := &w.slotMin[level][s]
+			*m = min(*m, w.slotStart(level, s))
+		}
+	}
+	if bound := w.wakeBound(); bound < w.minWhen.Load() {
+		w.minWhen.Store(bound)
+	}
 }
 
 // wheelFix re-places or removes t, which was in ts's wheel when
@@ -671,6 +750,7 @@ func (ts *timers) wheelTake(src *timers) {
 			w.slotMin[level][s] = 0
 		}
 		w.occupied[level] = 0
+		atomic.Store64(&w.lowered[level], 0)
 	}
 	w.n = 0
 	w.minWhen.Store(0)
@@ -711,8 +791,15 @@ func (ts *timers) wheelVerify() {
 				if t.ts != ts || t.wheelPos != makeWheelPos(level, s, i) || t.state&(timerHeaped|timerWheeled) != timerHeaped|timerWheeled {
 					throw("bad timer wheel position")
 				}
-				if t.state&timerZombie == 0 && (t.when < start || t.deadline() < slotMin) {
-					print("wheel timer when ", t.when, " deadline ", t.deadline(), " before its slot's start ", start, " or slotMin ", slotMin, "\n")
+				// A timer moved earlier in place may lie below slotMin
+				// while minWhenModified bounds it.
+				bound := slotMin
+				modified := ts.minWhenModified.Load()
+				if atomic.Load64(&w.lowered[level])&(1<<s) != 0 && t.state&timerModified != 0 && modified != 0 {
+					bound = min(bound, modified)
+				}
+				if t.state&timerZombie == 0 && (t.when < start || t.deadline() < bound) {
+					print("wheel timer when ", t.when, " deadline ", t.deadline(), " before its slot's start ", start, " or bound ", bound, "\n")
 					throw("bad timer wheel placement")
 				}
 				if t.state&(timerZombie|timerModified) == 0 && (w.level(t.when) != level || slotIndex(t.when, level) != s) {

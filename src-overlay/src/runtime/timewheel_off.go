@@ -21,9 +21,11 @@ func (ts *timers) wheelNext(pollUntil int64) int64                { return pollU
 func (ts *timers) wheelAdd(t *timer) bool                         { return false }
 func (ts *timers) wheelMoveMin(t *timer) bool                     { return false }
 func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers { return nil }
+func (t *timer) wheelInPlace(oldWhen int64) bool                  { return false }
 func (ts *timers) wheelFix(t *timer)                              {}
 func (ts *timers) wheelAdvance(now int64)                         {}
 func (ts *timers) wheelHeapEmptied()                              {}
+func (ts *timers) wheelLowerSlots()                               {}
 func (ts *timers) wheelSweep()                                    {}
 func (ts *timers) wheelTake(src *timers)                          {}
 func (t *timer) wheelLockTimers() *timers                         { return nil }

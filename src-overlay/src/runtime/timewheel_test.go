@@ -264,3 +264,110 @@ func TestTimerWheelFixWakes(t *testing.T) {
 		}
 	}
 }
+
+// TestTimerWheelEarlierInPlace checks that a wheel timer moved earlier
+// within its level-0 tick, as a deadline set again to the same instant
+// moves by the nanoseconds between two clock readings, stays in its slot
+// (a relink would move timer 0 behind timer 1, which shares it), that
+// wakeTime covers its new deadline all along, also after a forced and a
+// plain adjust clear minWhenModified, and that it fires at its new when,
+// not before; and at level 0, where a slot is a tick, that a move within
+// the tick stays and a move into the tick before is re-placed (left in
+// place it would lie before its slot's start).
+func TestTimerWheelEarlierInPlace(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	const tick = int64(1) << TimerWheelTickShift
+	const now = int64(1) << 40
+	when := (now+int64(time.Hour))&^(tick-1) + 1000 // 1000 ns into a tick
+	m := NewTimerModel(3)
+	m.Reset(0, when, 0, now)
+	m.Check(now) // the wheel's cursor to now, as its P's checks keep it
+	m.Reset(1, when+1, 0, now)
+	pos := m.WheelPos(0)
+	for earlier := int64(1); earlier <= 100; earlier++ {
+		m.Reset(0, when-earlier, 0, now)
+		m.Verify()
+		if wt := m.WakeTime(); wt == 0 || wt > when-earlier {
+			t.Fatalf("wakeTime %d after moving timer 0 earlier to %d", wt, when-earlier)
+		}
+	}
+	if got := m.WheelPos(0); got != pos {
+		t.Errorf("timer 0 moved earlier within its tick moved from wheel position %#x to %#x", pos, got)
+	}
+	// A forced adjust (zombies above a quarter) clears minWhenModified:
+	// the wheel's own bound must then cover timer 0's new deadline.
+	m.Sweep(now)
+	m.Verify()
+	if wt := m.WakeTime(); wt == 0 || wt > when-100 {
+		t.Errorf("wakeTime %d after a forced adjust, later than timer 0's deadline %d", wt, when-100)
+	}
+	m.Reset(0, when-200, 0, now)
+	// Timer 2, in the heap, reset earlier, lowers minWhenModified below
+	// timer 0's deadline, and the check at its when adjusts.
+	m.Reset(2, now+10, 0, now)
+	m.Reset(2, now+5, 0, now)
+	if fired := m.Check(now + 5); len(fired) != 1 || fired[0].ID != 2 {
+		t.Fatalf("a check at now+5 fired %v, want timer 2", fired)
+	}
+	m.Verify()
+	if wt := m.WakeTime(); wt == 0 || wt > when-200 {
+		t.Errorf("wakeTime %d after an adjust, later than timer 0's deadline %d", wt, when-200)
+	}
+	if fired := m.Check(when - 201); len(fired) != 0 {
+		t.Errorf("a check before timer 0's when fired %v", fired)
+	}
+	if fired := m.Check(when - 200); len(fired) != 1 || fired[0] != (TimerFiring{ID: 0}) {
+		t.Errorf("a check at timer 0's when fired %v, want timer 0 on time", fired)
+	}
+
+	// At level 0: within the tick, then into the tick before.
+	near := when + 10*tick
+	m.Reset(2, near, 0, when)
+	if n, wheel := m.Len(); n != 2 || wheel != 1 {
+		t.Fatalf("%d timers, %d in the wheel; want timer 1 in the heap (due in the cursor's tick) and timer 2 in the wheel", n, wheel)
+	}
+	pos = m.WheelPos(2)
+	m.Reset(2, near-5, 0, when)
+	m.Verify()
+	if got := m.WheelPos(2); got != pos {
+		t.Errorf("timer 2 moved earlier within its level-0 tick moved from wheel position %#x to %#x", pos, got)
+	}
+	m.Reset(2, near-tick, 0, when)
+	m.Verify()
+	if fired := m.Check(near - tick); len(fired) != 2 || fired[1] != (TimerFiring{ID: 2}) {
+		t.Errorf("a check at timer 2's new when fired %v, want timer 1 (overdue), then timer 2 on time", fired)
+	}
+}
+
+// TestTimerWheelInPlaceRacingAdjust replays the interleaving that a first
+// version of the in-place move lost a deadline in (found in review): the
+// modify marks its slot after an adjust has cleared minWhenModified but
+// before that adjust collects the marks. The collected mark must leave the
+// slot's bound at or before the new deadline, since modify's own lowering of
+// minWhenModified is cleared by the next adjust, here a forced one.
+func TestTimerWheelInPlaceRacingAdjust(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	const tick = int64(1) << TimerWheelTickShift
+	const now = int64(1) << 40
+	start := (now + int64(time.Hour)) &^ (tick - 1)
+	old, when := start+tick-1, start // the end of a tick, then its start
+	m := NewTimerModel(2)
+	m.Reset(0, old, 0, now)
+	m.Check(now)
+	// Timer 1 reset later sets minWhenModified, at a bound after both of
+	// timer 0's whens: what the adjust clears.
+	m.Reset(1, now+2*int64(time.Hour), 0, now)
+	m.Reset(1, now+3*int64(time.Hour), 0, now)
+	if !m.AdjustRacingModify(0, when) {
+		t.Fatalf("timer 0 moved earlier within its tick was re-placed")
+	}
+	m.Verify()
+	m.Sweep(now)
+	m.Verify()
+	if wt := m.WakeTime(); wt == 0 || wt > when {
+		t.Errorf("wakeTime %d after the next adjust, later than timer 0's deadline %d", wt, when)
+	}
+	if fired := m.Check(when); len(fired) != 1 || fired[0] != (TimerFiring{ID: 0}) {
+		t.Errorf("a check at timer 0's when fired %v, want timer 0 on time", fired)
+	}
+}
