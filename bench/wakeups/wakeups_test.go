@@ -36,6 +36,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -64,6 +65,18 @@ func BenchmarkStaggeredTickers(b *testing.B) {
 		r.report(b)
 		r.reportCoalescing(b)
 	})
+}
+
+// BenchmarkStaggeredTickersOneP is StaggeredTickers run with GOMAXPROCS=1: the same ticks received
+// on one P, which has no other thread to wake or to share them with. Its CPU per second is what the
+// ticks cost with the fewest threads, about one context switch per timer wakeup: what remains is the
+// work of receiving them (the timer run, the channel send and receive, the goroutine switches),
+// which no timer or wakeup policy removes. So it is a floor, up to the cost of its own wakeups,
+// under the CPU of StaggeredTickers at any GOMAXPROCS (docs/slack.md, "The floor"). Its name keeps
+// the -N suffix of the GOMAXPROCS the binary runs at, as every benchmark's does.
+func BenchmarkStaggeredTickersOneP(b *testing.B) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	BenchmarkStaggeredTickers(b)
 }
 
 // ratioMin is the shortest sleep whose actual / requested ratio SubMsSleep reports: below it, the

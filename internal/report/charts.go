@@ -23,6 +23,8 @@ const (
 const (
 	tickersWorkload = "StaggeredTickers"
 	sleepsWorkload  = "SubMsSleep"
+	// tickersFloorWorkload is tickersWorkload with GOMAXPROCS=1, in a set of its own (wakeups-1p).
+	tickersFloorWorkload = "StaggeredTickersOneP"
 )
 
 var wakeupWorkloads = []string{tickersWorkload, sleepsWorkload}

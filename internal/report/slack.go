@@ -21,15 +21,18 @@ func (r *Report) writeSlackTargets(b *bytes.Buffer) {
 	fmt.Fprintf(b, "Each variant with timer slack against %[1]s in this run, %[1]s first; medians over the runs, "+
 		"ratios are variant / %[1]s. *tickers*: %[2]s; slack is the median slack granted (`slack-ns`), late p99 "+
 		"is a share of the ticker period, coalesce-eff is ideal wakeups / timer wakeups (1: every wakeup the slack "+
-		"allows to save is saved; — where no slack is granted). *sleeps*: %[3]s; ratio p50 is the median of actual / requested duration of the "+
-		"sleeps of at least 100 µs.\n\n", lab.Baseline, tickersWorkload, sleepsWorkload)
-	b.WriteString("| variant | GODEBUG | tickers: slack | vcsw/s | CPU | late p99 (% of period) | coalesce-eff " +
-		"| sleeps: slack | ratio p50 | timer wakeups/s |\n" + "|" + strings.Repeat(" --- |", 10) + "\n")
+		"allows to save is saved; — where no slack is granted); CPU on 1 P is the variant's CPU for the same tickers "+
+		"with GOMAXPROCS=1 (%[4]s) over %[1]s's at the run's GOMAXPROCS: what receiving the ticks costs with the "+
+		"fewest threads, the floor under the CPU any wakeup policy can reach. *sleeps*: %[3]s; ratio p50 is the "+
+		"median of actual / requested duration of the sleeps of at least 100 µs.\n\n",
+		lab.Baseline, tickersWorkload, sleepsWorkload, tickersFloorWorkload)
+	b.WriteString("| variant | GODEBUG | tickers: slack | vcsw/s | CPU | CPU on 1 P | late p99 (% of period) | coalesce-eff " +
+		"| sleeps: slack | ratio p50 | timer wakeups/s |\n" + "|" + strings.Repeat(" --- |", 11) + "\n")
 	for _, v := range append([]string{lab.Baseline}, vs...) {
 		tc, _ := r.Env.Toolchain(v)
 		writeRow(b, v, orDash(tc.GODEBUG),
 			r.slackCell(tickersWorkload, v), r.ratioCell(tickersWorkload, "vcsw/s", v),
-			r.ratioCell(tickersWorkload, "cpu-sec/s", v), r.latePeriodCell(v),
+			r.ratioCell(tickersWorkload, "cpu-sec/s", v), r.floorCell(v), r.latePeriodCell(v),
 			r.coalesceCell(v), r.slackCell(sleepsWorkload, v),
 			r.valueCell(sleepsWorkload, "ratio-p50", v), r.ratioCell(sleepsWorkload, "timer-wakeups/s", v))
 	}
@@ -67,6 +70,17 @@ func (r *Report) slackCell(workload, variant string) string {
 func (r *Report) ratioCell(workload, unit, variant string) string {
 	val, ok := r.center(workload, unit, variant)
 	base, okBase := r.center(workload, unit, lab.Baseline)
+	if !ok || !okBase || base == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("×%.2f", val/base)
+}
+
+// floorCell is variant's median CPU for the tickers on one P over the baseline's CPU for them at
+// the run's GOMAXPROCS, as "×0.90"; "—" where the run has no floor.
+func (r *Report) floorCell(variant string) string {
+	val, ok := r.center(tickersFloorWorkload, "cpu-sec/s", variant)
+	base, okBase := r.center(tickersWorkload, "cpu-sec/s", lab.Baseline)
 	if !ok || !okBase || base == 0 {
 		return "—"
 	}

@@ -169,6 +169,7 @@ func fullSets() []Set {
 			Expect: []string{"HTTPWithTimeout"},
 			About:  "loopback net/http server, context.WithTimeout per request, bounded load"},
 		wakeupsSet("1s"),
+		wakeupsFloorSet("1s"),
 		{Name: "grpc", Pkg: "timerlab/bench/grpcload", From: Bench, Bench: anyOf("GRPCUnaryDeadline"),
 			Expect: []string{"GRPCUnaryDeadline"},
 			About:  "google.golang.org/grpc unary health checks with per-call deadlines over loopback"},
@@ -198,6 +199,7 @@ func quickSets() []Set {
 			Expect: []string{"HTTPWithTimeout"}, Benchtime: "2000x",
 			About: "loopback net/http server, context.WithTimeout per request, bounded load"},
 		wakeupsSet("300ms"),
+		wakeupsFloorSet("300ms"),
 	}
 }
 
@@ -243,4 +245,14 @@ func wakeupsSet(benchtime string) Set {
 		Bench: anyOf("StaggeredTickers", "SubMsSleep"), Expect: []string{"StaggeredTickers", "SubMsSleep"},
 		Benchtime: benchtime, Sweep: true,
 		About: "1000 staggered 10ms tickers; 50 goroutines sleeping 20-1000us: wakeups, CPU, lateness, coalescing"}
+}
+
+// wakeupsFloorSet is the tickers of the wakeups set on one P: their CPU there is the floor under
+// what any wakeup policy can save on them (bench/wakeups, StaggeredTickersOneP). It is a set of its
+// own for the reason timersGCOffSet is, and not a sweep set: the floor is the work of receiving the
+// ticks, which the slack policy does not change.
+func wakeupsFloorSet(benchtime string) Set {
+	return Set{Name: "wakeups-1p", Pkg: "timerlab/bench/wakeups", From: Bench,
+		Bench: anyOf("StaggeredTickersOneP"), Expect: []string{"StaggeredTickersOneP"}, Benchtime: benchtime,
+		About: "the 1000 staggered tickers with GOMAXPROCS=1: the CPU of receiving the ticks, the floor under any wakeup policy"}
 }
