@@ -122,6 +122,9 @@ func (x *Executor) benchArgs(set suite.Set, count int) []string {
 	if set.Benchtime != "" {
 		args = append(args, "-test.benchtime="+set.Benchtime)
 	}
+	if set.CPU != "" {
+		args = append(args, "-test.cpu="+set.CPU)
+	}
 	return args
 }
 

@@ -72,6 +72,26 @@ func TestRunWithoutResultsFails(t *testing.T) {
 	}
 }
 
+// TestRunAtTheSetsCPU checks that a set's CPU reaches the binary as -test.cpu: the testing
+// package then names each result with that GOMAXPROCS.
+func TestRunAtTheSetsCPU(t *testing.T) {
+	set := suite.Set{Name: "ctx", Pkg: "context", From: suite.Std, Bench: "^BenchmarkWithTimeout$/^concurrency=40$",
+		Expect: []string{"WithTimeout"}, Benchtime: "1x", CPU: "3"}
+	x := executor(t, set, new(strings.Builder))
+	build := matrix.Cell{Kind: matrix.Build, Variant: "heap", Set: "ctx"}
+	if err := x.Execute(t.Context(), build, filepath.Join(x.Dir, build.Path())); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(x.Dir, "out.txt")
+	if err := x.Execute(t.Context(), matrix.Cell{Kind: matrix.Run, Variant: "heap", Set: "ctx", Round: 1}, out); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(out)
+	if !strings.Contains(string(got), "BenchmarkWithTimeout/concurrency=40-3 ") {
+		t.Errorf("output does not name the result at GOMAXPROCS 3:\n%s", got)
+	}
+}
+
 // TestPrebuiltRuns runs binaries without their toolchain, as bench --prebuilt does: a package of
 // bench/ runs in its own directory with the variant's GODEBUG and not the caller's, and package
 // time's binary runs once StageGOROOT has given it the zoneinfo.zip its tests load.

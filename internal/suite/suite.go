@@ -33,7 +33,10 @@ type Set struct {
 	// to select. Ones a toolchain's package lacks are reported when the set is built.
 	Expect    []string
 	Benchtime string // -test.benchtime; "" for the default
-	About     string // one line for the report
+	// CPU is the -test.cpu list: the GOMAXPROCS the benchmarks run at, set by the testing package
+	// before they start; "" for the binary's own.
+	CPU   string
+	About string // one line for the report
 	// Sweep marks a set that the timer slack policy changes the figures of: the alias rows of
 	// variants.conf (one toolchain at several GODEBUG settings) run on such sets only, unless
 	// timerlab bench --sweep-sets says otherwise.
@@ -253,6 +256,6 @@ func wakeupsSet(benchtime string) Set {
 // ticks, which the slack policy does not change.
 func wakeupsFloorSet(benchtime string) Set {
 	return Set{Name: "wakeups-1p", Pkg: "timerlab/bench/wakeups", From: Bench,
-		Bench: anyOf("StaggeredTickersOneP"), Expect: []string{"StaggeredTickersOneP"}, Benchtime: benchtime,
+		Bench: anyOf("StaggeredTickersOneP"), Expect: []string{"StaggeredTickersOneP"}, Benchtime: benchtime, CPU: "1",
 		About: "the 1000 staggered tickers with GOMAXPROCS=1: the CPU of receiving the ticks, the floor under any wakeup policy"}
 }
