@@ -32,7 +32,7 @@ func (r *Report) writeSlackTargets(b *bytes.Buffer) {
 		tc, _ := r.Env.Toolchain(v)
 		writeRow(b, v, orDash(tc.GODEBUG),
 			r.slackCell(tickersWorkload, v), r.ratioCell(tickersWorkload, "vcsw/s", v),
-			r.ratioCell(tickersWorkload, "cpu-sec/s", v), r.floorCell(v), r.latePeriodCell(v),
+			r.ratioCell(tickersWorkload, "cpu-sec/s", v), r.ratioOver(tickersFloorWorkload, tickersWorkload, "cpu-sec/s", v), r.latePeriodCell(v),
 			r.coalesceCell(v), r.slackCell(sleepsWorkload, v),
 			r.valueCell(sleepsWorkload, "ratio-p50", v), r.ratioCell(sleepsWorkload, "timer-wakeups/s", v))
 	}
@@ -68,19 +68,15 @@ func (r *Report) slackCell(workload, variant string) string {
 
 // ratioCell is variant's median of unit in workload over the baseline's, as "×0.42".
 func (r *Report) ratioCell(workload, unit, variant string) string {
-	val, ok := r.center(workload, unit, variant)
-	base, okBase := r.center(workload, unit, lab.Baseline)
-	if !ok || !okBase || base == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("×%.2f", val/base)
+	return r.ratioOver(workload, workload, unit, variant)
 }
 
-// floorCell is variant's median CPU for the tickers on one P over the baseline's CPU for them at
-// the run's GOMAXPROCS, as "×0.90"; "—" where the run has no floor.
-func (r *Report) floorCell(variant string) string {
-	val, ok := r.center(tickersFloorWorkload, "cpu-sec/s", variant)
-	base, okBase := r.center(tickersWorkload, "cpu-sec/s", lab.Baseline)
+// ratioOver is variant's median of unit in workload over the baseline's in baseWorkload, as
+// "×0.42"; "—" where either figure is missing. The CPU on 1 P column divides the tickers on one P
+// (tickersFloorWorkload) by the baseline's tickers at the run's GOMAXPROCS (tickersWorkload).
+func (r *Report) ratioOver(workload, baseWorkload, unit, variant string) string {
+	val, ok := r.center(workload, unit, variant)
+	base, okBase := r.center(baseWorkload, unit, lab.Baseline)
 	if !ok || !okBase || base == 0 {
 		return "—"
 	}
