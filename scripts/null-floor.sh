@@ -5,37 +5,63 @@
 #
 # The null toolchain is heap's toolchain with one change in runtime/time.go: needsAdd answers false
 # for a timer whose argument is a func, which is what time.AfterFunc passes. Such a timer is
-# allocated, initialised, locked and stopped exactly as in heap, but never enters a timer set (and
-# never fires). Sleeps, channel timers, netpoll deadlines and the runtime's own timers are untouched.
-# What AfterFunc+Stop costs with it is allocation, the timer's own lock, the collector's work for
-# the N live timers and the page faults on fresh memory: the floor under BenchmarkCostVsN and
-# BenchmarkTimeoutVsN, whatever the timer set (docs/wheel.md, "The floor under any timer set").
+# allocated, initialised, locked, modified and stopped as in heap, but maybeAdd never runs for it:
+# it takes no P's timers lock, enters no timer set, wakes no netpoller and never fires. Sleeps,
+# channel timers, netpoll deadlines and the runtime's own timers are untouched; every AfterFunc
+# user is not (context deadlines, the test binary's -test.timeout alarm), so the benchmarks run
+# under `timeout` here. What AfterFunc+Stop costs with it is allocation, the timer's own lock, the
+# collector's work for the N live timers and the page faults on fresh memory: the floor under
+# BenchmarkCostVsN and BenchmarkTimeoutVsN (docs/wheel.md, "The floor under any timer set").
 #
 # The three bench/timers test binaries (heap, wheel, null) run in ROUNDS interleaved rounds
 # (default 12), the order rotated each round; OUT gets heap.txt, wheel.txt, null.txt and
-# benchstat.txt. OUT is written beside itself and renamed into place when complete.
+# benchstat.txt. OUT is written beside itself and renamed into place when complete; an existing
+# OUT is replaced only if it holds nothing but those files.
 #
 # Invariants:
 #   - heap's and wheel's toolchains must be built from the current series (their stamps match),
 #     as timerlab bench requires.
 #   - build/floor/null exists only as a finished null toolchain whose change was checked: an
-#     AfterFunc timer built with it does not fire while a Sleep returns.
+#     AfterFunc timer built with it does not fire within a second, while with heap's it does.
+#   - One null-floor.sh at a time (lock build/floor/.lock); a failed or interrupted run leaves
+#     neither a half-made toolchain nor a half-written OUT.
 source "$(dirname "$0")/lib.sh"
 
 rounds=${ROUNDS:-12}
-mode=measure
+out=
 case ${1:-} in
---toolchain-only) mode=toolchain ;;
+--toolchain-only) ;;
 "" | -*) die "usage: null-floor.sh OUT | --toolchain-only" ;;
 *) out=$(realpath -m "$1") ;;
 esac
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS=$rounds: want a positive number of rounds"
+
+# The files a measurement writes, and so all an OUT it replaces may hold.
+out_files=(heap.txt wheel.txt null.txt benchstat.txt)
 
 # The line of needsAdd the change follows, and the change.
 anchor='need := t.state&timerHeaped == 0 && t.when > 0 && (!t.isChan || t.blocked > 0)'
 null_lines='	if e := efaceOf(&t.arg); e._type != nil && e._type.Kind() == abi.Func {
 		need = false // timerlab null floor: an AfterFunc timer enters no timer set
 	}'
+
+# The temporary directories of this run, removed on any exit.
+null_tmp= out_tmp= check_tmp=
+trap 'rm -rf "$null_tmp" "$out_tmp" "$check_tmp"' EXIT
+trap 'exit 130' INT TERM
+
+# require_out: OUT's parent exists, and OUT, if it exists, is an earlier output of this script.
+require_out() {
+	local f
+	[ -d "$(dirname "$out")" ] || die "no directory $(dirname "$out") to write $out in"
+	[ -e "$out" ] || return 0
+	[ -d "$out" ] || die "$out exists and is not a directory"
+	for f in "$out"/* "$out"/.[!.]*; do
+		[ -e "$f" ] || continue
+		[[ " ${out_files[*]} " == *" $(basename "$f") "* ]] ||
+			die "$out holds $(basename "$f"), which null-floor.sh does not write: name a new directory"
+	done
+}
 
 # require_current VARIANT fails unless VARIANT's toolchain is built from the current series.
 require_current() {
@@ -48,30 +74,29 @@ require_current() {
 
 # derive_null: copy heap's toolchain to build/floor/null with the change, and check it.
 derive_null() {
-	local dest tmp timego n
-	dest="$TL_BUILD/floor/null"
-	mkdir -p "$TL_BUILD/floor"
+	local dest="$TL_BUILD/floor/null" timego n
 	rm -rf "$TL_BUILD"/floor/.null.tmp.*
-	tmp=$(mktemp -d "$TL_BUILD/floor/.null.tmp.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
-	cp -a "$(toolchain_dir heap)/." "$tmp"
-	timego="$tmp/src/runtime/time.go"
+	null_tmp=$(mktemp -d "$TL_BUILD/floor/.null.tmp.XXXXXX")
+	cp -a "$(toolchain_dir heap)/." "$null_tmp"
+	timego="$null_tmp/src/runtime/time.go"
 	n=$(grep -cxF "	$anchor" "$timego" || true)
 	[ "$n" = 1 ] || die "heap's runtime/time.go has $n lines '$anchor' (want 1): the null change no longer applies"
 	awk -v anchor="	$anchor" -v add="$null_lines" '{ print } $0 == anchor { print add }' "$timego" >"$timego.new"
 	mv "$timego.new" "$timego"
-	check_null "$tmp"
+	check_fires "$(toolchain_dir heap)" fired
+	check_fires "$null_tmp" null
 	rm -rf "$dest"
-	mv "$tmp" "$dest"
-	trap - EXIT
+	mv "$null_tmp" "$dest"
+	null_tmp=
 	step "null toolchain at $dest"
 }
 
-# check_null GOROOT: an AfterFunc timer must not fire, and a Sleep must return.
-check_null() {
-	local dir got
-	dir=$(mktemp -d)
-	cat >"$dir/main.go" <<'EOF'
+# check_fires GOROOT WANT: a program built with GOROOT starts an AfterFunc timer due in 1 ms and
+# sleeps a second; it must print WANT: fired (heap's, the control) or null.
+check_fires() {
+	local got
+	check_tmp=$(mktemp -d)
+	cat >"$check_tmp/main.go" <<'EOF'
 package main
 
 import (
@@ -82,7 +107,7 @@ import (
 func main() {
 	fired := make(chan bool, 1)
 	time.AfterFunc(time.Millisecond, func() { fired <- true })
-	time.Sleep(20 * time.Millisecond)
+	time.Sleep(time.Second)
 	select {
 	case <-fired:
 		fmt.Println("fired")
@@ -91,44 +116,49 @@ func main() {
 	}
 }
 EOF
-	got=$(cd "$dir" && GOTOOLCHAIN=local GOFLAGS= "$1/bin/go" run main.go 2>&1) || true
-	rm -rf "$dir"
-	[ "$got" = null ] || die "the null toolchain is not null: a check program printed '$got' (want null)"
+	got=$(cd "$check_tmp" && GOTOOLCHAIN=local GOFLAGS= timeout 300 "$1/bin/go" run main.go 2>&1 | head -n 1) || true
+	rm -rf "$check_tmp"
+	check_tmp=
+	[ "$got" = "$2" ] || die "check program built with $1 printed '$got' (want $2)"
 }
 
 # measure: build the three test binaries and run the rounds into OUT.
 measure() {
-	local tmp bin v r k vs=(heap wheel null)
-	tmp=$(mktemp -d "$(dirname "$out")/.$(basename "$out").tmp.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
+	local bin v r k vs=(heap wheel null)
+	rm -rf "$(dirname "$out")/.$(basename "$out").tmp."*
+	out_tmp=$(mktemp -d "$(dirname "$out")/.$(basename "$out").tmp.XXXXXX")
 	for v in "${vs[@]}"; do
-		bin="$(toolchain_dir heap)/bin/go"
-		[ "$v" = wheel ] && bin="$(toolchain_dir wheel)/bin/go"
-		[ "$v" = null ] && bin="$TL_BUILD/floor/null/bin/go"
+		case $v in
+		null) bin="$TL_BUILD/floor/null/bin/go" ;;
+		*) bin="$(toolchain_dir "$v")/bin/go" ;;
+		esac
 		step "go test -c ./timers with $v's toolchain"
-		(cd "$TL_ROOT/bench" && GOTOOLCHAIN=local GOFLAGS= "$bin" test -c -o "$tmp/$v.test" ./timers) ||
+		(cd "$TL_ROOT/bench" && GOTOOLCHAIN=local GOFLAGS= "$bin" test -c -o "$out_tmp/$v.test" ./timers) ||
 			die "cannot build bench/timers with $v's toolchain"
 	done
 	for r in $(seq 1 "$rounds"); do
 		step "round $r of $rounds"
 		for k in 0 1 2; do
 			v=${vs[$(((r + k) % 3))]}
-			"$tmp/$v.test" -test.run '^$' -test.bench '^Benchmark(TimeoutVsN|CostVsN)$/^N=(1K|4M)$' \
-				-test.benchmem >>"$tmp/$v.txt" || die "$v's benchmark failed in round $r"
+			timeout 600 "$out_tmp/$v.test" -test.run '^$' -test.bench '^Benchmark(TimeoutVsN|CostVsN)$/^N=(1K|4M)$' \
+				-test.benchmem >>"$out_tmp/$v.txt" || die "$v's benchmark failed in round $r"
 		done
 	done
-	rm -f "$tmp"/*.test
+	rm -f "$out_tmp"/*.test
 	(cd "$TL_ROOT" && go run golang.org/x/perf/cmd/benchstat -filter '.unit:sec/op' \
-		heap="$tmp/heap.txt" wheel="$tmp/wheel.txt" null="$tmp/null.txt") >"$tmp/benchstat.txt" ||
+		heap="$out_tmp/heap.txt" wheel="$out_tmp/wheel.txt" null="$out_tmp/null.txt") >"$out_tmp/benchstat.txt" ||
 		die "benchstat failed"
 	rm -rf "$out"
-	mv "$tmp" "$out"
-	trap - EXIT
+	mv "$out_tmp" "$out"
+	out_tmp=
 	cat "$out/benchstat.txt"
 }
 
+[ -z "$out" ] || require_out
 require_current heap
+[ -z "$out" ] || require_current wheel
+mkdir -p "$TL_BUILD/floor"
+exec 9>"$TL_BUILD/floor/.lock"
+flock -n 9 || die "another null-floor.sh is running (lock $TL_BUILD/floor/.lock)"
 derive_null
-[ "$mode" = toolchain ] && exit 0
-require_current wheel
-measure
+[ -z "$out" ] || measure
