@@ -45,22 +45,42 @@ null_lines='	if e := efaceOf(&t.arg); e._type != nil && e._type.Kind() == abi.Fu
 		need = false // timerlab null floor: an AfterFunc timer enters no timer set
 	}'
 
-# The temporary directories of this run, removed on any exit.
-null_tmp= out_tmp= check_tmp=
-trap 'rm -rf "$null_tmp" "$out_tmp" "$check_tmp"' EXIT
-trap 'exit 130' INT TERM
+# The temporary directories of this run, and an earlier OUT while it is moved aside.
+null_tmp= out_tmp= check_tmp= out_old=
 
-# require_out: OUT's parent exists, and OUT, if it exists, is an earlier output of this script.
+# cleanup, on any exit, removes this run's temporary directories, and puts an earlier OUT back if
+# the run stopped between moving it aside and moving the new one in.
+cleanup() {
+	if [ -n "$out_old" ] && [ ! -e "$out" ]; then
+		mv -T "$out_old" "$out"
+	fi
+	rm -rf "$null_tmp" "$out_tmp" "$check_tmp" "$out_old"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# require_out: OUT's parent exists, and OUT, if it exists, is an earlier output of this script:
+# a directory of regular files named as out_files, nothing else.
 require_out() {
-	local f
+	local f name
 	[ -d "$(dirname "$out")" ] || die "no directory $(dirname "$out") to write $out in"
-	[ -e "$out" ] || return 0
-	[ -d "$out" ] || die "$out exists and is not a directory"
-	for f in "$out"/* "$out"/.[!.]*; do
-		[ -e "$f" ] || continue
-		[[ " ${out_files[*]} " == *" $(basename "$f") "* ]] ||
-			die "$out holds $(basename "$f"), which null-floor.sh does not write: name a new directory"
+	[ -e "$out" ] || [ -L "$out" ] || return 0
+	[ -d "$out" ] && [ ! -L "$out" ] || die "$out exists and is not a directory"
+	while IFS= read -r -d '' f; do
+		name=$(basename "$f")
+		[ -f "$f" ] && [ ! -L "$f" ] && is_out_file "$name" ||
+			die "$out holds $name, which null-floor.sh does not write: name a new directory"
+	done < <(find "$out" -mindepth 1 -maxdepth 1 -print0)
+}
+
+# is_out_file NAME succeeds when NAME is one of out_files.
+is_out_file() {
+	local f
+	for f in "${out_files[@]}"; do
+		[ "$1" = "$f" ] && return 0
 	done
+	return 1
 }
 
 # require_current VARIANT fails unless VARIANT's toolchain is built from the current series.
@@ -116,7 +136,7 @@ func main() {
 	}
 }
 EOF
-	got=$(cd "$check_tmp" && GOTOOLCHAIN=local GOFLAGS= timeout 300 "$1/bin/go" run main.go 2>&1 | head -n 1) || true
+	got=$(cd "$check_tmp" && GOTOOLCHAIN=local GOFLAGS= timeout --foreground 300 "$1/bin/go" run main.go 2>&1 9>&- | head -n 1) || true
 	rm -rf "$check_tmp"
 	check_tmp=
 	[ "$got" = "$2" ] || die "check program built with $1 printed '$got' (want $2)"
@@ -133,25 +153,37 @@ measure() {
 		*) bin="$(toolchain_dir "$v")/bin/go" ;;
 		esac
 		step "go test -c ./timers with $v's toolchain"
-		(cd "$TL_ROOT/bench" && GOTOOLCHAIN=local GOFLAGS= "$bin" test -c -o "$out_tmp/$v.test" ./timers) ||
+		(cd "$TL_ROOT/bench" && GOTOOLCHAIN=local GOFLAGS= "$bin" test -c -o "$out_tmp/$v.test" ./timers 9>&-) ||
 			die "cannot build bench/timers with $v's toolchain"
 	done
 	for r in $(seq 1 "$rounds"); do
 		step "round $r of $rounds"
 		for k in 0 1 2; do
 			v=${vs[$(((r + k) % 3))]}
-			timeout 600 "$out_tmp/$v.test" -test.run '^$' -test.bench '^Benchmark(TimeoutVsN|CostVsN)$/^N=(1K|4M)$' \
-				-test.benchmem >>"$out_tmp/$v.txt" || die "$v's benchmark failed in round $r"
+			timeout --foreground 600 "$out_tmp/$v.test" -test.run '^$' -test.bench '^Benchmark(TimeoutVsN|CostVsN)$/^N=(1K|4M)$' \
+				-test.benchmem >>"$out_tmp/$v.txt" 9>&- || die "$v's benchmark failed in round $r"
 		done
 	done
 	rm -f "$out_tmp"/*.test
 	(cd "$TL_ROOT" && go run golang.org/x/perf/cmd/benchstat -filter '.unit:sec/op' \
-		heap="$out_tmp/heap.txt" wheel="$out_tmp/wheel.txt" null="$out_tmp/null.txt") >"$out_tmp/benchstat.txt" ||
+		heap="$out_tmp/heap.txt" wheel="$out_tmp/wheel.txt" null="$out_tmp/null.txt" 9>&-) >"$out_tmp/benchstat.txt" ||
 		die "benchstat failed"
-	rm -rf "$out"
-	mv "$out_tmp" "$out"
-	out_tmp=
+	replace_out
 	cat "$out/benchstat.txt"
+}
+
+# replace_out: move the finished out_tmp to OUT. An earlier OUT, checked again now, is moved
+# aside first and removed last; cleanup puts it back if the new one did not get in.
+replace_out() {
+	require_out
+	if [ -e "$out" ]; then
+		out_old="$out_tmp.old"
+		mv -T "$out" "$out_old"
+	fi
+	mv -T "$out_tmp" "$out"
+	out_tmp=
+	rm -rf "$out_old"
+	out_old=
 }
 
 [ -z "$out" ] || require_out

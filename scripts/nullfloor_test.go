@@ -189,6 +189,17 @@ func TestNullFloorMeasuresInterleavedRounds(t *testing.T) {
 			t.Errorf("the measurement left %s", name)
 		}
 	}
+
+	// A second run replaces the first's OUT whole and leaves nothing beside it.
+	w.mustRun(t, "null-floor.sh", w.path("out"))
+	if n := strings.Count(w.read(t, "out/heap.txt"), "BenchmarkCostVsN/N=1K"); n != 12 {
+		t.Errorf("after a second run of 12 rounds heap.txt has %d results", n)
+	}
+	for _, name := range dirNames(t, w.dir) {
+		if strings.HasPrefix(name, ".out.") {
+			t.Errorf("replacing OUT left %s", name)
+		}
+	}
 }
 
 func TestNullFloorFailedRoundKeepsEarlierOut(t *testing.T) {
@@ -209,11 +220,16 @@ func TestNullFloorFailedRoundKeepsEarlierOut(t *testing.T) {
 
 func TestNullFloorRefusesForeignOut(t *testing.T) {
 	w := measureWorld(t)
-	w.write(t, "docs/notes.md", "not ours\n")
-	wantOneLineError(t, w.run(t, "null-floor.sh", w.path("docs")),
-		"holds notes.md, which null-floor.sh does not write: name a new directory")
-	if !w.exists("docs/notes.md") {
-		t.Fatal("null-floor.sh removed a directory it did not write")
+	// Each OUT holds something null-floor.sh does not write, which replacing OUT would delete.
+	for _, foreign := range []string{"notes.md", ".hidden", "..dots", "heap.txt/inside"} {
+		dir := "docs-" + strings.NewReplacer("/", "-", ".", "_").Replace(foreign)
+		w.write(t, dir+"/"+foreign, "not ours\n")
+		name := strings.Split(foreign, "/")[0]
+		wantOneLineError(t, w.run(t, "null-floor.sh", w.path(dir)),
+			"holds "+name+", which null-floor.sh does not write: name a new directory")
+		if !w.exists(dir + "/" + foreign) {
+			t.Fatalf("null-floor.sh removed %s, which it did not write", foreign)
+		}
 	}
 	wantOneLineError(t, w.run(t, "null-floor.sh", w.path("no/such/out")), "no directory "+w.path("no/such"))
 	if w.exists("build/floor/null") {
