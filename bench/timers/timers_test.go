@@ -114,9 +114,12 @@ type timerSized [14]uintptr
 
 var sink *timerSized
 
-// BenchmarkAllocVsN times what AfterFunc+Stop costs besides the timer set: allocating a
+// BenchmarkAllocVsN times part of what AfterFunc+Stop costs besides the timer set: allocating a
 // timer-sized object, and the garbage collection that allocation drives, while N timers are
-// live. It is the floor under CostVsN and TimeoutVsN, which no timer set can go below.
+// live. It is a lower bound under CostVsN and TimeoutVsN, but too low at large N: it never writes
+// the object, so it never faults in fresh memory as a new timer's first lock does.
+// scripts/null-floor.sh measures the floor itself, with a runtime whose AfterFunc timers enter
+// no timer set (docs/wheel.md, "The floor under any timer set").
 func BenchmarkAllocVsN(b *testing.B) {
 	for _, size := range liveSizes {
 		b.Run("N="+size.name, func(b *testing.B) {

@@ -102,7 +102,8 @@ func (r *Report) costVsN() savedChart {
 	return savedChart{File: "cost-vs-n.svg", Chart: c,
 		Note: "CostVsN: a timer due among the live ones; TimeoutVsN: a timeout due before all of them; " +
 			"TimeoutVsNGCOff: TimeoutVsN with the garbage collector off while timed, the timer set's own cost; " +
-			"AllocVsN: allocating a timer-sized object with no timer, the floor under CostVsN and TimeoutVsN."}
+			"AllocVsN: allocating a timer-sized object with no timer, a lower bound under CostVsN and TimeoutVsN " +
+			"(too low at large N; the floor itself: scripts/null-floor.sh, docs/wheel.md)."}
 }
 
 // latenessCDF charts the distribution of wakeup lateness of workload from its quantile metrics.
