@@ -81,27 +81,21 @@ func TestNullFloorChangeNoLongerApplies(t *testing.T) {
 	}
 }
 
-func TestNullFloorRefusesToolchainThatStillFires(t *testing.T) {
-	w := newWorld(t)
-	heapWithAnchor(t, w)
-	w.write(t, "build/toolchains/heap/bin/go", alwaysFiresGo)
-	r := w.run(t, "null-floor.sh", "--toolchain-only")
-	wantOneLineError(t, r, "printed 'fired' (want null)")
-	if w.exists("build/floor/null") || len(floorLeftovers(w)) > 0 {
-		t.Fatalf("a null toolchain that failed its check left %v", floorLeftovers(w))
-	}
-}
-
-// TestNullFloorNeedsAControlThatFires: a check that cannot see a timer fire, even with heap's
-// toolchain, proves nothing about the null one.
-func TestNullFloorNeedsAControlThatFires(t *testing.T) {
-	w := newWorld(t)
-	heapWithAnchor(t, w)
-	w.write(t, "build/toolchains/heap/bin/go", strings.Replace(alwaysFiresGo, "echo fired", "echo null", 1))
-	r := w.run(t, "null-floor.sh", "--toolchain-only")
-	wantOneLineError(t, r, "check program built with "+w.path("build/toolchains/heap")+" printed 'null' (want fired)")
-	if w.exists("build/floor/null") || len(floorLeftovers(w)) > 0 {
-		t.Fatalf("a failed control left %v", floorLeftovers(w))
+// TestNullFloorCheckRefuses: the check refuses a null toolchain whose AfterFunc timer still fires,
+// and a heap control whose timer does not (a check that cannot see a timer fire proves nothing).
+func TestNullFloorCheckRefuses(t *testing.T) {
+	for _, tc := range []struct{ name, heapGo, want string }{
+		{"null that fires", alwaysFiresGo, "printed 'fired' (want null)"},
+		{"control that does not", strings.Replace(alwaysFiresGo, "echo fired", "echo null", 1),
+			"/build/toolchains/heap printed 'null' (want fired)"},
+	} {
+		w := newWorld(t)
+		heapWithAnchor(t, w)
+		w.write(t, "build/toolchains/heap/bin/go", tc.heapGo)
+		wantOneLineError(t, w.run(t, "null-floor.sh", "--toolchain-only"), tc.want)
+		if w.exists("build/floor/null") || len(floorLeftovers(w)) > 0 {
+			t.Fatalf("%s: the failed check left %v", tc.name, floorLeftovers(w))
+		}
 	}
 }
 
@@ -161,6 +155,16 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
+// noOutLeftovers fails t if what left a temporary or moved-aside OUT (.out.*) beside OUT.
+func noOutLeftovers(t *testing.T, w *world, what string) {
+	t.Helper()
+	for _, name := range dirNames(t, w.dir) {
+		if strings.HasPrefix(name, ".out.") {
+			t.Errorf("%s left %s", what, name)
+		}
+	}
+}
+
 func TestNullFloorMeasuresInterleavedRounds(t *testing.T) {
 	w := measureWorld(t)
 	r := w.runEnv(t, []string{"ROUNDS=3"}, "null-floor.sh", w.path("out"))
@@ -184,22 +188,14 @@ func TestNullFloorMeasuresInterleavedRounds(t *testing.T) {
 	if stat := w.read(t, "out/benchstat.txt"); !strings.Contains(stat, "CostVsN/N=1K") || !strings.Contains(stat, "null") {
 		t.Errorf("benchstat.txt does not compare the three:\n%s", stat)
 	}
-	for _, name := range dirNames(t, w.dir) {
-		if strings.HasPrefix(name, ".out.tmp.") {
-			t.Errorf("the measurement left %s", name)
-		}
-	}
+	noOutLeftovers(t, w, "the measurement")
 
 	// A second run replaces the first's OUT whole and leaves nothing beside it.
 	w.mustRun(t, "null-floor.sh", w.path("out"))
 	if n := strings.Count(w.read(t, "out/heap.txt"), "BenchmarkCostVsN/N=1K"); n != 12 {
 		t.Errorf("after a second run of 12 rounds heap.txt has %d results", n)
 	}
-	for _, name := range dirNames(t, w.dir) {
-		if strings.HasPrefix(name, ".out.") {
-			t.Errorf("replacing OUT left %s", name)
-		}
-	}
+	noOutLeftovers(t, w, "replacing OUT")
 }
 
 func TestNullFloorFailedRoundKeepsEarlierOut(t *testing.T) {
@@ -211,11 +207,7 @@ func TestNullFloorFailedRoundKeepsEarlierOut(t *testing.T) {
 	if after := w.read(t, "out/heap.txt"); after != before {
 		t.Fatalf("a failed run changed the earlier OUT:\n%s", after)
 	}
-	for _, name := range dirNames(t, w.dir) {
-		if strings.HasPrefix(name, ".out.tmp.") {
-			t.Errorf("the failed run left %s", name)
-		}
-	}
+	noOutLeftovers(t, w, "the failed run")
 }
 
 func TestNullFloorRefusesForeignOut(t *testing.T) {
