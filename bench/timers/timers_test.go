@@ -20,18 +20,23 @@ func nop() {}
 // startLong starts n timers due in one to two hours, spread over GOMAXPROCS goroutines so that
 // every P's timer heap holds its share.
 func startLong(n int) []*time.Timer {
-	procs := runtime.GOMAXPROCS(0)
 	timers := make([]*time.Timer, n)
+	startLongInto(timers)
+	return timers
+}
+
+// startLongInto is startLong into timers, which it fills.
+func startLongInto(timers []*time.Timer) {
+	procs := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for p := range procs {
 		wg.Go(func() {
-			for i := p; i < n; i += procs {
+			for i := p; i < len(timers); i += procs {
 				timers[i] = time.AfterFunc(time.Hour+rand.N(time.Hour), nop)
 			}
 		})
 	}
 	wg.Wait()
-	return timers
 }
 
 func stopAll(timers []*time.Timer) {
@@ -131,6 +136,36 @@ func BenchmarkAllocVsN(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkLiveBytes reports the heap memory each live timer holds (live-B/timer): the timer
+// itself and its share of the timer set (the heap's array, the wheel's slot arrays), with N long
+// timers live. One op starts N timers into a slice allocated beforehand, compares the live heap
+// after a collection with the live heap before, and stops them. Run one size a process with
+// -test.benchtime=1x: a timer set keeps arrays it grew for earlier timers (the heap never shrinks
+// its array), so a process that held as many timers before shows less.
+func BenchmarkLiveBytes(b *testing.B) {
+	for _, size := range liveSizes {
+		b.Run("N="+size.name, func(b *testing.B) {
+			live := make([]*time.Timer, size.n)
+			var perTimer float64
+			for b.Loop() {
+				before := liveHeap()
+				startLongInto(live)
+				perTimer += float64(liveHeap()-before) / float64(size.n)
+				stopAll(live)
+			}
+			b.ReportMetric(perTimer/float64(b.N), "live-B/timer")
+		})
+	}
+}
+
+// liveHeap returns the bytes of reachable heap objects, read after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
 
 // BenchmarkBurst is the keep-alive pattern in compressed time: a burst of timers due in 10-50 ms
