@@ -36,12 +36,11 @@ goexp=$(variant_field "$variant" goexp)
 series=$(variant_field "$variant" series)
 version="$(base_version)-timerlab.$variant"
 
-want_stamp=$(toolchain_stamp "$variant")
-
-if [ -x "$dest/bin/go" ] && [ "$(cat "$dest/.timerlab-stamp" 2>/dev/null)" = "$want_stamp" ]; then
+if toolchain_current "$variant"; then
 	step "$variant is up to date ($("$dest/bin/go" version))"
 	exit 0
 fi
+want_stamp=$(toolchain_stamp "$variant")
 
 mkdir -p "$TL_BUILD/toolchains"
 exec 9>"$TL_BUILD/toolchains/.$variant.lock"

@@ -171,6 +171,22 @@ toolchain_stamp() {
 	} | sha256sum | cut -d' ' -f1
 }
 
+# require_toolchain NAME fails with one line unless the toolchain NAME runs with (its target's, for
+# an alias) is built.
+require_toolchain() {
+	local tc
+	tc=$(toolchain_dir "$1")
+	[ -x "$tc/bin/go" ] || die "no toolchain for $1 at $tc: run scripts/build-toolchain.sh $1"
+}
+
+# toolchain_current VARIANT succeeds when VARIANT's toolchain is built and its stamp is
+# toolchain_stamp VARIANT: it was built from what VARIANT is built from now.
+toolchain_current() {
+	local tc
+	tc=$(toolchain_dir "$1")
+	[ -x "$tc/bin/go" ] && [ "$(cat "$tc/.timerlab-stamp" 2>/dev/null)" = "$(toolchain_stamp "$1")" ]
+}
+
 # checkout_series DIR NAME: clone the base into DIR and apply NAME's series there.
 checkout_series() {
 	local dir=$1 series

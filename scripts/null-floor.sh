@@ -85,11 +85,9 @@ is_out_file() {
 
 # require_current VARIANT fails unless VARIANT's toolchain is built from the current series.
 require_current() {
-	local tc
-	tc=$(toolchain_dir "$1")
-	[ -x "$tc/bin/go" ] || die "no toolchain for $1 at $tc: run scripts/build-toolchain.sh $1"
-	[ "$(cat "$tc/.timerlab-stamp" 2>/dev/null)" = "$(toolchain_stamp "$1")" ] ||
-		die "$1's toolchain at $tc is not built from the current series: run scripts/build-toolchain.sh $1"
+	require_toolchain "$1"
+	toolchain_current "$1" ||
+		die "$1's toolchain at $(toolchain_dir "$1") is not built from the current series: run scripts/build-toolchain.sh $1"
 }
 
 # derive_null: copy heap's toolchain to build/floor/null with the change, and check it.

@@ -20,7 +20,7 @@ require_variant "$variant"
 shift
 tc=$(toolchain_dir "$variant")
 work=${TIMERLAB_WORK:-$TL_BUILD/work/go}
-[ -x "$tc/bin/go" ] || die "no toolchain for $variant at $tc: run scripts/build-toolchain.sh $variant"
+require_toolchain "$variant"
 git -C "$work" rev-parse -q --verify base >/dev/null 2>&1 || die "no work checkout at $work: run scripts/apply-patches.sh"
 work=$(cd "$work" && pwd)
 

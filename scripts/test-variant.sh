@@ -20,7 +20,7 @@ mode=${2:---quick}
 require_variant "$variant"
 case $mode in --quick | --full) ;; *) die "unknown mode '$mode' (want --quick or --full)" ;; esac
 tc=$(toolchain_dir "$variant")
-[ -x "$tc/bin/go" ] || die "no toolchain for $variant at $tc: run scripts/build-toolchain.sh $variant"
+require_toolchain "$variant"
 
 # Each group is: packages, then the -run pattern that selects their timer tests ("" for all).
 groups=(
