@@ -6,6 +6,15 @@
 # (patches/ then src-overlay/, or nothing for series "none"), and a VERSION line naming the variant,
 # with the variant's GOEXPERIMENT as its default.
 #
+# Variants of one series differ only in that line and that default, which cmd/dist writes into two
+# constants of src/internal/buildcfg/zbootstrap.go. So when another variant of the same series has
+# an up-to-date toolchain (the donor: the first such row of variants.conf), the toolchain is derived
+# from it instead of made again: a copy of the donor's tree with VERSION and the two constants
+# rewritten, whose commands are rebuilt twice, first by the donor's (with the variant's
+# GOEXPERIMENT, as make.bash builds them) and then by themselves, so that every binary is built
+# and linked by the variant's own toolchain, as make.bash's last stage does. TIMERLAB_DERIVE=0
+# makes every toolchain with make.bash.
+#
 # An alias (series @TARGET in variants.conf) has no toolchain of its own: it runs with TARGET's, so
 # building it says so and builds TARGET. --list leaves aliases out.
 #
@@ -36,6 +45,28 @@ goexp=$(variant_field "$variant" goexp)
 series=$(variant_field "$variant" series)
 version="$(base_version)-timerlab.$variant"
 
+# set_version DIR writes the variant's version as the first line of DIR/VERSION.
+set_version() {
+	{
+		echo "$version"
+		tail -n +2 "$1/VERSION"
+	} >"$1/VERSION.new"
+	mv "$1/VERSION.new" "$1/VERSION"
+}
+
+# derive_donor VARIANT prints the first other variant of VARIANT's series, "all", whose toolchain is
+# built and current, or nothing: VARIANT's toolchain can then be derived from it (see above).
+derive_donor() {
+	local v
+	[ "${TIMERLAB_DERIVE:-1}" != 0 ] && [ "$(variant_field "$1" series)" = all ] || return 0
+	for v in $(toolchain_names); do
+		if [ "$v" != "$1" ] && [ "$(variant_field "$v" series)" = all ] && toolchain_current "$v"; then
+			echo "$v"
+			return 0
+		fi
+	done
+}
+
 if toolchain_current "$variant"; then
 	step "$variant is up to date ($("$dest/bin/go" version))"
 	exit 0
@@ -50,25 +81,53 @@ tmp=$(mktemp -d "$TL_BUILD/toolchains/.$variant.tmp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-step "[1/4] checking out $(base_version) with series '$series' for $variant"
-rmdir "$tmp"
-checkout_series "$tmp" "$variant"
-rm -rf "$tmp/.git"
-{
-	echo "$version"
-	tail -n +2 "$tmp/VERSION"
-} >"$tmp/VERSION.new"
-mv "$tmp/VERSION.new" "$tmp/VERSION"
-
-step "[2/4] make.bash for $version${goexp:+ with GOEXPERIMENT=$goexp}"
-bootstrap=${GOROOT_BOOTSTRAP:-$(go env GOROOT)}
 log="$TL_BUILD/logs/make-$variant.log"
 mkdir -p "$(dirname "$log")"
-(
-	cd "$tmp/src"
-	env -u GOROOT -u GOPATH -u GOFLAGS -u GOOS -u GOARCH GOTOOLCHAIN=local \
-		GOROOT_BOOTSTRAP="$bootstrap" GOEXPERIMENT="$goexp" bash make.bash
-) 2>&1 | tee "$log" | sed -u 's/^/    /' || die "make.bash failed for $variant (log: ${log#"$TL_ROOT"/})"
+rmdir "$tmp"
+donor=$(derive_donor "$variant")
+zbootstrap=src/internal/buildcfg/zbootstrap.go
+if [ -n "$donor" ] && [ "$(grep -c -e '^const version = `' -e '^const defaultGOEXPERIMENT = `' \
+	"$(toolchain_dir "$donor")/$zbootstrap")" != 2 ]; then
+	step "cannot derive $variant from $donor: its $zbootstrap lacks the version or GOEXPERIMENT line"
+	donor=
+fi
+
+if [ -n "$donor" ]; then
+	step "[1/4] copying $donor's toolchain, of the same series, for $variant"
+	cp -a "$(toolchain_dir "$donor")" "$tmp"
+	rm -f "$tmp/.timerlab-stamp"
+	set_version "$tmp"
+	sed -i -e "s/^const version = \`.*\`\$/const version = \`$version\`/" \
+		-e "s/^const defaultGOEXPERIMENT = \`.*\`\$/const defaultGOEXPERIMENT = \`$goexp\`/" "$tmp/$zbootstrap"
+
+	step "[2/4] rebuilding the commands of $version${goexp:+ with GOEXPERIMENT=$goexp}, twice"
+	# The commands make.bash installed: bin/* and the tools in pkg/tool.
+	cmds=$(cd "$tmp" && { find bin pkg/tool -type f 2>/dev/null || true; } | sed 's|.*/|cmd/|' | LC_ALL=C sort -u | tr '\n' ' ')
+	(
+		cd "$tmp/src"
+		export GOROOT=$tmp GOTOOLCHAIN=local GOEXPERIMENT=$goexp
+		unset GOPATH GOFLAGS GOOS GOARCH GOBIN
+		# The donor's commands build the variant's toolchain core, then that core builds every
+		# command again: the second build's binaries are what make.bash would have installed.
+		"$tmp/bin/go" install cmd/go cmd/compile cmd/link cmd/asm cmd/cgo
+		unset GOEXPERIMENT
+		# shellcheck disable=SC2086 # a word list
+		"$tmp/bin/go" install $cmds
+	) 2>&1 | tee "$log" | sed -u 's/^/    /' || die "deriving $variant from $donor failed (log: ${log#"$TL_ROOT"/})"
+else
+	step "[1/4] checking out $(base_version) with series '$series' for $variant"
+	checkout_series "$tmp" "$variant"
+	rm -rf "$tmp/.git"
+	set_version "$tmp"
+
+	step "[2/4] make.bash for $version${goexp:+ with GOEXPERIMENT=$goexp}"
+	bootstrap=${GOROOT_BOOTSTRAP:-$(go env GOROOT)}
+	(
+		cd "$tmp/src"
+		env -u GOROOT -u GOPATH -u GOFLAGS -u GOOS -u GOARCH GOTOOLCHAIN=local \
+			GOROOT_BOOTSTRAP="$bootstrap" GOEXPERIMENT="$goexp" bash make.bash
+	) 2>&1 | tee "$log" | sed -u 's/^/    /' || die "make.bash failed for $variant (log: ${log#"$TL_ROOT"/})"
+fi
 
 step "[3/4] checking go version"
 got=$("$tmp/bin/go" version) || die "built go does not run"

@@ -19,9 +19,14 @@ import (
 
 const fakeVersion = "go9.9.9"
 
-// fakeMakeBash writes bin/go, which prints the version line the way a real toolchain does, with the
-// GOEXPERIMENT it was built with. It counts its runs in ../../make.count (beside the toolchains) and
-// obeys FAKE_MAKE=fail (exit 1) and FAKE_MAKE=hang (sleep after telling the test it started).
+// fakeMakeBash writes src/internal/buildcfg/zbootstrap.go, as cmd/dist does, with the version and
+// the default GOEXPERIMENT it was built with, and bin/go, which prints the version line the way a real
+// toolchain does, as of its build, and whose install (of any command) builds bin/go again from the
+// tree's zbootstrap.go, with $GOEXPERIMENT if set, else that default: a derived toolchain's go
+// reports the variant only if the derivation rebuilt it. make.bash counts its runs in
+// ../../make.count (beside the toolchains), install in ../../install.count; make.bash obeys
+// FAKE_MAKE=fail (exit 1) and FAKE_MAKE=hang (sleep after telling the test it started), install
+// FAKE_INSTALL=fail.
 const fakeMakeBash = `#!/usr/bin/env bash
 set -e
 count="$TIMERLAB_BUILD/make.count"
@@ -30,10 +35,32 @@ case ${FAKE_MAKE:-} in
 fail) echo "fake make.bash: compile error" >&2; exit 1 ;;
 hang) touch "$TIMERLAB_BUILD/make.started"; sleep 60 ;;
 esac
-mkdir -p ../bin
-x=; [ -z "$GOEXPERIMENT" ] || x=" X:$GOEXPERIMENT" # as cmd/link does for a version with a "-"
-printf '#!/bin/sh\necho "go version $(head -n 1 "$(dirname "$0")/../VERSION")%s linux/amd64"\n' "$x" >../bin/go
-chmod +x ../bin/go
+mkdir -p ../bin internal/buildcfg
+printf 'package buildcfg\n\nconst defaultGOEXPERIMENT = \x60%s\x60\nconst version = \x60%s\x60\n' \
+	"$GOEXPERIMENT" "$(head -n 1 ../VERSION)" >internal/buildcfg/zbootstrap.go
+cp fakego.sh ../bin/fakego.sh
+FAKE_MAKING=1 bash ../bin/fakego.sh install cmd/go
+`
+
+// fakeGo is bin/go's maker, kept in the tree as src/fakego.sh: "install" writes bin/go, a script that
+// prints the version baked into it when it was installed. See fakeMakeBash.
+const fakeGo = `#!/usr/bin/env bash
+set -e
+root=$(cd "$(dirname "$0")/.." && pwd)
+z=$root/src/internal/buildcfg/zbootstrap.go
+case $1 in
+install)
+	[ "${FAKE_INSTALL:-}" != fail ] || { echo "fake go install: compile error" >&2; exit 1; }
+	[ -n "${FAKE_MAKING:-}" ] || echo run >>"$TIMERLAB_BUILD/install.count"
+	v=$(sed -n 's/^const version = .\(.*\).$/\1/p' "$z")
+	x=${GOEXPERIMENT-$(sed -n 's/^const defaultGOEXPERIMENT = .\(.*\).$/\1/p' "$z")}
+	[ -z "$x" ] || x=" X:$x" # as cmd/link does for a version with a "-"
+	printf '#!/bin/sh\ncase $1 in version) echo "go version %s%s linux/amd64" ;; *) exec bash "$(dirname "$0")/fakego.sh" "$@" ;; esac\n' "$v" "$x" >"$root/bin/go.new"
+	chmod +x "$root/bin/go.new"
+	mv "$root/bin/go.new" "$root/bin/go"
+	;;
+*) echo "fake go: $1 unsupported" >&2; exit 2 ;;
+esac
 `
 
 const fakeTimeGo = `package runtime
@@ -108,6 +135,7 @@ func (w *world) makeBase(t *testing.T) {
 	base := "build/base/" + fakeVersion
 	w.write(t, base+"/VERSION", fakeVersion+"\ntime 2026-01-01T00:00:00Z\n")
 	w.write(t, base+"/src/make.bash", fakeMakeBash)
+	w.write(t, base+"/src/fakego.sh", fakeGo)
 	w.write(t, base+"/src/runtime/time.go", fakeTimeGo)
 	w.git(t, base, "init", "-q", "-b", "main")
 	w.git(t, base, "add", "-A")
@@ -196,7 +224,13 @@ func wantOneLineError(t *testing.T, r result, want string) {
 
 func (w *world) makeCount(t *testing.T) int {
 	t.Helper()
-	b, err := os.ReadFile(w.path("build/make.count"))
+	return w.count(t, "make.count")
+}
+
+// count returns the number of runs a fake command recorded in build/NAME.
+func (w *world) count(t *testing.T, name string) int {
+	t.Helper()
+	b, err := os.ReadFile(w.path("build/" + name))
 	if errors.Is(err, os.ErrNotExist) {
 		return 0
 	}
@@ -245,6 +279,82 @@ func TestBuildNamesVariantInVersion(t *testing.T) {
 	}
 	if w.exists("build/toolchains/wheel/go.mod") {
 		t.Fatal("the overlay's fence go.mod was copied into the tree")
+	}
+}
+
+// TestDeriveFromDonor checks that a variant of the series of an up-to-date toolchain is derived from
+// it, not made: the donor's tree copied, its version and default GOEXPERIMENT rewritten, its
+// commands rebuilt twice; that the donor is left as it was; and that the derived toolchain is
+// current for the next build.
+func TestDeriveFromDonor(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	r := w.mustRun(t, "build-toolchain.sh", "wheel")
+	if !strings.Contains(r.stdout, "copying heap's toolchain") {
+		t.Fatalf("wheel was not derived from heap:\n%s", r.stdout)
+	}
+	if n := w.makeCount(t); n != 1 {
+		t.Fatalf("make.bash ran %d times, want once, for heap", n)
+	}
+	if n := w.count(t, "install.count"); n != 2 {
+		t.Fatalf("the derived toolchain's commands were installed %d times, want 2", n)
+	}
+	for v, want := range map[string]string{"heap": "-timerlab.heap linux", "wheel": "-timerlab.wheel X:timerwheel linux"} {
+		out, err := exec.Command(w.path("build/toolchains/"+v+"/bin/go"), "version").Output()
+		if err != nil || !strings.Contains(string(out), fakeVersion+want) {
+			t.Errorf("%s: go version = %q, %v; want %q", v, out, err, fakeVersion+want)
+		}
+	}
+	if z := w.read(t, "build/toolchains/wheel/src/internal/buildcfg/zbootstrap.go"); !strings.Contains(z, "defaultGOEXPERIMENT = \x60timerwheel\x60") {
+		t.Errorf("the derived zbootstrap.go keeps the donor's default GOEXPERIMENT:\n%s", z)
+	}
+	if w.exists("build/toolchains/wheel/.git") || len(w.leftovers(t)) > 0 {
+		t.Errorf("derivation left %v", w.leftovers(t))
+	}
+	if r := w.mustRun(t, "build-toolchain.sh", "wheel"); !strings.Contains(r.stdout, "up to date") {
+		t.Errorf("a derived toolchain is not current:\n%s", r.stdout)
+	}
+}
+
+// TestDeriveNeedsCurrentDonor checks that a toolchain is made with make.bash when no other variant of
+// its series has a current toolchain (the donor's series changed since), when TIMERLAB_DERIVE=0, and
+// for upstream, whose series is none.
+func TestDeriveNeedsCurrentDonor(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	w.write(t, "src-overlay/src/runtime/timelab.go", "package runtime\n\n// changed\n")
+	w.mustRun(t, "build-toolchain.sh", "wheel")
+	if n := w.makeCount(t); n != 2 {
+		t.Fatalf("make.bash ran %d times, want 2: wheel may not derive from a stale heap", n)
+	}
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	if n := w.makeCount(t); n != 2 {
+		t.Fatalf("make.bash ran %d times: heap did not derive from the current wheel", n)
+	}
+	w.mustRun(t, "build-toolchain.sh", "upstream")
+	if n := w.makeCount(t); n != 3 {
+		t.Fatalf("make.bash ran %d times, want 3: upstream (series none) is always made", n)
+	}
+	w.write(t, "src-overlay/src/runtime/timelab.go", "package runtime\n\n// changed again\n")
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	w.runEnv(t, []string{"TIMERLAB_DERIVE=0"}, "build-toolchain.sh", "wheel")
+	if n := w.makeCount(t); n != 5 {
+		t.Fatalf("make.bash ran %d times, want 5: TIMERLAB_DERIVE=0 makes wheel", n)
+	}
+}
+
+// TestFailedDeriveKeepsNothing checks that a derivation whose rebuild fails says so in one line and
+// leaves neither a toolchain nor a temporary tree, and the donor as it was.
+func TestFailedDeriveKeepsNothing(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	r := w.runEnv(t, []string{"FAKE_INSTALL=fail"}, "build-toolchain.sh", "wheel")
+	wantOneLineError(t, r, "deriving wheel from heap failed")
+	if w.exists("build/toolchains/wheel") || len(w.leftovers(t)) > 0 {
+		t.Fatalf("failed derivation left %v", w.leftovers(t))
+	}
+	if out, err := exec.Command(w.path("build/toolchains/heap/bin/go"), "version").Output(); err != nil || !strings.Contains(string(out), "timerlab.heap linux") {
+		t.Fatalf("the donor changed: %q, %v", out, err)
 	}
 }
 
