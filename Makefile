@@ -8,7 +8,7 @@ SHELL := /bin/bash
 TOOLCHAINS := $(shell scripts/build-toolchain.sh --list)
 TIMERLAB := go run ./cmd/timerlab
 
-.PHONY: all deps fetch toolchains bench report configs test test-go check-series test-variants test-harness test-full
+.PHONY: all deps fetch toolchains bench report configs xbench test test-go check-series test-variants test-harness test-full
 
 all: toolchains bench report configs
 
@@ -30,6 +30,12 @@ report:
 # configs: bent and sweet configuration files for the built toolchains (docs/benchmarks.md).
 configs:
 	$(TIMERLAB) configs
+
+# xbench: sweet and bent (golang.org/x/benchmarks) and etcd's source at xbench.conf's pin, into build/xbench;
+# TIMERLAB_XBENCH_SRC and TIMERLAB_ETCD_SRC name checkouts where the module proxy or github.com says no
+# (docs/benchmarks.md). Only `timerlab bench --sets sweet-etcd,...` needs them; CI does not.
+xbench:
+	$(TIMERLAB) xbench
 
 # test: everything CI checks, cheapest first, each step timed.
 test:

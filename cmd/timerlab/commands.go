@@ -22,6 +22,7 @@ import (
 	"timerlab/internal/suite"
 	"timerlab/internal/toolchain"
 	"timerlab/internal/verify"
+	"timerlab/internal/xbench"
 )
 
 // checkout returns the layout of the timerlab checkout holding the working directory.
@@ -64,6 +65,12 @@ func splitList(s string) []string {
 	return out
 }
 
+// xbenchResults is where a matrix of the sets of golang.org/x/benchmarks alone goes by default, apart
+// from the main matrix: its cells take minutes, its rounds are fewer.
+func xbenchResults(l lab.Layout) string {
+	return filepath.Join(l.Build, "results-xbench")
+}
+
 func defaultResults(l lab.Layout, quick bool) string {
 	if quick {
 		return filepath.Join(l.Build, "results-quick")
@@ -75,10 +82,12 @@ func benchCmd(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
 	quick := fs.Bool("quick", false, "the small CI matrix (short runs, small N, no net or third-party sets)")
 	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf)")
-	setList := fs.String("sets", "", "comma-separated benchmark sets (default: all of the mode)")
+	setList := fs.String("sets", "", "comma-separated benchmark sets (default: all of the mode but those of "+
+		"golang.org/x/benchmarks, which run only when named: sweet-etcd, sweet-controls, bent)")
 	sweepList := fs.String("sweep-sets", "", "comma-separated sets the alias variants (series @TARGET) run on, "+
 		"or all (default: the sets marked as sensitive to timer slack: wakeups)")
-	out := fs.String("out", "", "results directory (default: $TIMERLAB_BUILD/results, or results-quick)")
+	out := fs.String("out", "", "results directory (default: $TIMERLAB_BUILD/results, or results-quick; "+
+		"results-xbench for the sets of golang.org/x/benchmarks alone)")
 	rounds := fs.Int("rounds", 0, "rounds per cell (default: 6, quick 3)")
 	count := fs.Int("count", 1, "-test.count of each round")
 	timeout := fs.Duration("timeout", 15*time.Minute, "limit for one cell")
@@ -92,6 +101,9 @@ func benchCmd(ctx context.Context, args []string) error {
 	}
 	if *out == "" {
 		*out = defaultResults(l, *quick)
+		if sets, err := selectSets(suite.Sets(*quick), splitList(*setList)); err == nil && len(sets) == len(xbenchSets(sets)) {
+			*out = xbenchResults(l) // the sets of golang.org/x/benchmarks alone
+		}
 	}
 	if *prebuilt {
 		if shaping := matrixFlags(fs); len(shaping) > 0 {
@@ -103,7 +115,13 @@ func benchCmd(ctx context.Context, args []string) error {
 		}
 		return b.run(ctx, *out, spec, *timeout)
 	}
-	b, err := newBench(l, *quick, *variantList, *setList, *sweepList)
+	if *buildOnly {
+		if sets, err := selectSets(suite.Sets(*quick), splitList(*setList)); err == nil && len(xbenchSets(sets)) > 0 {
+			return fmt.Errorf("--build-only: %s: sweet and bent build and run in one step, where the toolchains are",
+				strings.Join(xbenchSets(sets), ", "))
+		}
+	}
+	b, err := newBench(ctx, l, *quick, *variantList, *setList, *sweepList)
 	if err != nil {
 		return err
 	}
@@ -138,6 +156,19 @@ type bench struct {
 	buildOnly bool // run the build cells alone (--build-only)
 	sets      []suite.Set
 	only      map[string][]string // alias variant -> the sets it runs (matrix.Spec.Only)
+	// tools are sweet and bent, when a set of golang.org/x/benchmarks is selected; nil otherwise.
+	tools *xbench.Tools
+}
+
+// xbenchSets returns the names of the sets among sets that sweet or bent run.
+func xbenchSets(sets []suite.Set) []string {
+	var names []string
+	for _, s := range sets {
+		if s.Tool != suite.GoTest {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }
 
 // prebuiltBench returns the bench that runs the matrix --build-only recorded in out, and that
@@ -165,11 +196,16 @@ func prebuiltBench(l lab.Layout, out string) (*bench, matrix.Spec, error) {
 	if b.sets, err = selectSets(suite.Sets(spec.Quick), spec.Sets); err != nil {
 		return nil, spec, err
 	}
+	if xb := xbenchSets(b.sets); len(xb) > 0 {
+		return nil, spec, fmt.Errorf("--prebuilt: %s: sweet and bent build and run in one step, where the toolchains are",
+			strings.Join(xb, ", "))
+	}
 	return b, spec, nil
 }
 
-// newBench plans the matrix of variants and sets and opens the variants' toolchains.
-func newBench(l lab.Layout, quick bool, variantList, setList, sweepList string) (*bench, error) {
+// newBench plans the matrix of variants and sets and opens the variants' toolchains, and sweet
+// and bent if a set needs them.
+func newBench(ctx context.Context, l lab.Layout, quick bool, variantList, setList, sweepList string) (*bench, error) {
 	vs, err := variantsFlag(l, variantList)
 	if err != nil {
 		return nil, err
@@ -187,6 +223,11 @@ func newBench(l lab.Layout, quick bool, variantList, setList, sweepList string) 
 	}
 	if b.toolchains, err = openVariants(l, b.variants); err != nil {
 		return nil, err
+	}
+	if len(xbenchSets(b.sets)) > 0 {
+		if b.tools, err = xbench.Open(ctx, l); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -240,10 +281,11 @@ func planAliases(vs []lab.Variant, sets []suite.Set, sweep []string, log io.Writ
 	return kept, only
 }
 
-// selectSets returns the sets named (all for none), checked to be runnable.
+// selectSets returns the sets named (for none, all but those that run only when named), checked
+// to be runnable.
 func selectSets(all []suite.Set, names []string) ([]suite.Set, error) {
 	if len(names) == 0 {
-		names = setNames(all)
+		names = setNames(suite.Default(all))
 	}
 	var out []suite.Set
 	for _, n := range names {
@@ -298,6 +340,11 @@ func (b *bench) run(ctx context.Context, out string, spec matrix.Spec, timeout t
 			return err
 		}
 	}
+	if b.tools != nil {
+		if err := xbench.Record(out, b.tools, false); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -309,7 +356,12 @@ func (b *bench) run(ctx context.Context, out string, spec matrix.Spec, timeout t
 			return err
 		}
 	}
-	runner := &matrix.Runner{Dir: out, Exec: b.executor(out, spec.Count, timeout), Progress: os.Stderr}
+	if b.tools != nil {
+		if err := xbench.Record(out, b.tools, true); err != nil {
+			return err
+		}
+	}
+	runner := &matrix.Runner{Dir: out, Exec: b.executor(out, spec.Count, timeout, build), Progress: os.Stderr}
 	if b.buildOnly {
 		return b.runBuilds(ctx, runner, spec, out)
 	}
@@ -350,7 +402,9 @@ func (b *bench) runBuilds(ctx context.Context, runner *matrix.Runner, spec matri
 	return nil
 }
 
-func (b *bench) executor(out string, count int, timeout time.Duration) *gotest.Executor {
+// executor returns what runs the cells: go test's executor, and for the sets of golang.org/x/benchmarks
+// sweet and bent's, each cell going to the executor of its set's tool.
+func (b *bench) executor(out string, count int, timeout time.Duration, build results.Build) matrix.Executor {
 	x := &gotest.Executor{Dir: out, RepoRoot: b.layout.Root, Count: count, Timeout: timeout, Log: os.Stderr,
 		Variants: map[string]lab.Variant{}, Sets: map[string]suite.Set{}}
 	for _, v := range b.variants {
@@ -365,7 +419,28 @@ func (b *bench) executor(out string, count int, timeout time.Duration) *gotest.E
 	for _, s := range b.sets {
 		x.Sets[s.Name] = s
 	}
-	return x
+	if b.tools == nil {
+		return x
+	}
+	xb := &xbench.Executor{Dir: out, Tools: b.tools, Toolchains: x.Toolchains,
+		Infos: map[string]toolchain.Info{}, Sets: x.Sets, Count: count, Timeout: timeout, Log: os.Stderr}
+	for _, t := range build.Toolchains {
+		xb.Infos[t.Variant] = t
+	}
+	return byTool{sets: x.Sets, goTest: x, xbench: xb}
+}
+
+// byTool sends each cell to the executor of its set's tool.
+type byTool struct {
+	sets           map[string]suite.Set
+	goTest, xbench matrix.Executor
+}
+
+func (e byTool) Execute(ctx context.Context, c matrix.Cell, out string) error {
+	if e.sets[c.Set].Tool == suite.GoTest {
+		return e.goTest.Execute(ctx, c, out)
+	}
+	return e.xbench.Execute(ctx, c, out)
 }
 
 // binaries returns what out's test binaries are built from. With the toolchains that is their
@@ -473,10 +548,18 @@ func reportCmd(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ExitOnError)
 	dir := fs.String("results", "", "results directory (default: $TIMERLAB_BUILD/results)")
 	docs := fs.String("docs", "", "where results.md and results/*.svg go (default: <repo>/docs)")
+	xbenchDir := fs.String("xbench", "", "results directory of a matrix of the sets of golang.org/x/benchmarks alone, "+
+		"rendered as their section (default, with the default --results: $TIMERLAB_BUILD/results-xbench if it holds a "+
+		"matrix; none: no such section)")
 	fs.Parse(args)
 	l, err := checkout()
 	if err != nil {
 		return err
+	}
+	if *xbenchDir == "" && *dir == "" { // the main matrix, with that of golang.org/x/benchmarks if there is one
+		if _, err := matrix.ReadSpec(xbenchResults(l)); err == nil {
+			*xbenchDir = xbenchResults(l)
+		}
 	}
 	if *dir == "" {
 		*dir = defaultResults(l, false)
@@ -487,6 +570,12 @@ func reportCmd(_ context.Context, args []string) error {
 	r, err := report.Load(*dir)
 	if err != nil {
 		return err
+	}
+	if *xbenchDir != "" && *xbenchDir != "none" {
+		if err := r.LoadXBench(*xbenchDir); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "timerlab: the golang.org/x/benchmarks section from %s\n", *xbenchDir)
 	}
 	err = r.Write(*docs)
 	for _, w := range r.Warnings { // Write adds those about the profiles
@@ -524,6 +613,28 @@ func configsCmd(_ context.Context, args []string) error {
 	for _, p := range paths {
 		fmt.Println(p)
 	}
+	return err
+}
+
+func xbenchCmd(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("xbench", flag.ExitOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: timerlab xbench\n\n"+
+			"Installs sweet and bent at the version xbench.conf pins into $TIMERLAB_BUILD/xbench (go install), with\n"+
+			"etcd's source at its pinned tag (git clone). Where the module proxy refuses golang.org/x/benchmarks or\n"+
+			"github.com cannot be reached, %s and %s name git checkouts at the pinned commits.\n",
+			xbench.SrcEnv, xbench.EtcdSrcEnv)
+	}
+	fs.Parse(args)
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return fmt.Errorf("no arguments wanted, got %q", fs.Args())
+	}
+	l, err := checkout()
+	if err != nil {
+		return err
+	}
+	_, err = xbench.Install(ctx, l, os.Stderr)
 	return err
 }
 

@@ -6,6 +6,7 @@
 //	timerlab bench [--quick] [--variants heap,upstream] [--sets a,b] [--sweep-sets a|all] [--out DIR]
 //	timerlab report [--results DIR] [--docs DIR]
 //	timerlab configs [--variants ...] [--out DIR]
+//	timerlab xbench
 //	timerlab verify [--docs DIR] RESULTS_DIR
 //	timerlab instr [--variants heap,upstream] [--pkg time] [--bench a,b] [--rounds 6] [--n N] [--out DIR]
 package main
@@ -23,6 +24,7 @@ commands:
   bench    run the matrix of variants × benchmark sets × rounds (resumable)
   report   render docs/results.md and docs/results/*.svg from a results directory
   configs  write bent and sweet configuration files for the toolchains
+  xbench   install sweet and bent (golang.org/x/benchmarks) and etcd's source at xbench.conf's pin
   verify   check a results directory (and a rendered report) parse
   instr    compare instructions per op of a std package's benchmarks under cachegrind
 Run timerlab <command> -h for its flags.
@@ -37,7 +39,7 @@ func main() {
 	defer stop()
 	commands := map[string]func(context.Context, []string) error{
 		"bench": benchCmd, "report": reportCmd, "configs": configsCmd, "verify": verifyCmd,
-		"instr": instrCmd,
+		"instr": instrCmd, "xbench": xbenchCmd,
 	}
 	cmd, ok := commands[os.Args[1]]
 	if !ok {

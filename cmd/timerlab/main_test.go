@@ -271,3 +271,37 @@ func TestSameBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestXBenchSetsNeedTools checks that the sets of golang.org/x/benchmarks run only when named, and
+// that naming one without sweet and bent installed gets one line saying how to install them,
+// before anything is written; --build-only and --prebuilt refuse them (sweet and bent build and
+// run in one step).
+func TestXBenchSetsNeedTools(t *testing.T) {
+	sets, err := selectSets(suite.Sets(false), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if xb := xbenchSets(sets); len(xb) > 0 {
+		t.Errorf("the default sets hold %v", xb)
+	}
+	build := fakeBuild(t, "heap", "upstream")
+	out := filepath.Join(build, "results")
+	err = benchCmd(t.Context(), []string{"--variants", "heap,upstream", "--sets", "std-context,sweet-etcd", "--out", out})
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "timerlab xbench") {
+		t.Errorf("sweet-etcd without sweet: %v, want one line pointing to timerlab xbench", err)
+	}
+	err = benchCmd(t.Context(), []string{"--build-only", "--sets", "bent", "--out", out})
+	if err == nil || !strings.Contains(err.Error(), "--build-only: bent") {
+		t.Errorf("--build-only --sets bent: %v, want it refused", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("refused runs created %s", out)
+	}
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(out, "matrix.json"), []byte(`{"variants": ["heap"], "sets": ["sweet-etcd"], "rounds": 1, "count": 1}`), 0o644)
+	os.WriteFile(filepath.Join(out, "build.json"), []byte(`{"toolchains": [{"Variant": "heap"}]}`), 0o644)
+	err = benchCmd(t.Context(), []string{"--prebuilt", "--out", out})
+	if err == nil || !strings.Contains(err.Error(), "--prebuilt: sweet-etcd") {
+		t.Errorf("--prebuilt of a matrix with sweet-etcd: %v, want it refused", err)
+	}
+}

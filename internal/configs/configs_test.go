@@ -1,6 +1,10 @@
 package configs
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
 	"slices"
 	"testing"
 
@@ -55,5 +59,47 @@ func TestSweet(t *testing.T) {
 	}
 	if doc.Config[0].GOROOT != "/b/toolchains/heap" || !slices.Equal(doc.Config[0].Diagnostics, []string{"cpuprofile"}) {
 		t.Errorf("heap config %+v", doc.Config[0])
+	}
+}
+
+// TestMatchesAcceptedConfigurations checks the files Sweet and Bent write against those that real
+// sweet and bent ran with in a recorded matrix (testdata/accepted/README.md): for each toolchain
+// the matrix recorded, with the CPU profiler and without, the same bytes.
+func TestMatchesAcceptedConfigurations(t *testing.T) {
+	data, err := os.ReadFile("testdata/accepted/build.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var build struct{ Toolchains []toolchain.Info }
+	if err := json.Unmarshal(data, &build); err != nil {
+		t.Fatal(err)
+	}
+	if len(build.Toolchains) < 2 {
+		t.Fatalf("build.json records %d toolchains", len(build.Toolchains))
+	}
+	n := 0
+	for _, info := range build.Toolchains {
+		for _, profile := range []bool{false, true} {
+			for tool, gen := range map[string]func([]toolchain.Info, bool) ([]byte, error){"sweet": Sweet, "bent": Bent} {
+				kind := map[bool]string{false: "run", true: "cpuprofile"}[profile]
+				name := fmt.Sprintf("testdata/accepted/%s/timerlab-%s-%s.toml", tool, info.Variant, kind)
+				want, err := os.ReadFile(name)
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				got, err := gen([]toolchain.Info{info}, profile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s for %s differs from the file %s ran with (%s):\n%s", tool, info.Variant, tool, name, got)
+				}
+				n++
+			}
+		}
+	}
+	if n != 4*len(build.Toolchains) {
+		t.Errorf("compared %d files, want %d", n, 4*len(build.Toolchains))
 	}
 }

@@ -3,6 +3,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,8 @@ type Report struct {
 	Variants []string // baseline first
 	Index    *stats.Index
 	Warnings []string
+
+	xbench *Report // the matrix of golang.org/x/benchmarks' sets LoadXBench added, if any
 }
 
 // Load reads the raw files and environment of the results directory dir.
@@ -61,22 +64,52 @@ func Load(dir string) (*Report, error) {
 // variant that ran the set: absent from that toolchain's package, or filtered out by the set's
 // pattern.
 func (r *Report) warnMissing() {
-	sets := suite.Sets(r.Spec.Quick)
 	for _, name := range r.Spec.Sets {
-		set, _ := suite.Find(sets, name)
-		for _, bench := range set.Expect {
+		set := r.set(name)
+		for _, e := range set.Expected() {
 			var without []string
 			for _, v := range r.ran(name) {
-				if !r.hasResult(set.Pkg, bench, v) {
+				if !r.hasResult(e.Pkg, e.Bench, v) {
 					without = append(without, v)
 				}
 			}
 			if len(without) > 0 {
 				r.Warnings = append(r.Warnings, fmt.Sprintf("set %s: no results for Benchmark%s with %s",
-					name, bench, strings.Join(without, ", ")))
+					name, e.Bench, strings.Join(without, ", ")))
 			}
 		}
 	}
+}
+
+// set returns the benchmark set called name in the report's mode.
+func (r *Report) set(name string) suite.Set {
+	s, _ := suite.Find(suite.Sets(r.Spec.Quick), name)
+	return s
+}
+
+// setsOf returns the matrix's sets that go test runs (xbench false) or sweet and bent (xbench
+// true), in order.
+func (r *Report) setsOf(xbench bool) []string {
+	var out []string
+	for _, name := range r.Spec.Sets {
+		if (r.set(name).Tool != suite.GoTest) == xbench {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// isXBench reports whether k is a result of a set of golang.org/x/benchmarks: a package one of
+// the matrix's sweet or bent sets records its results under.
+func (r *Report) isXBench(k stats.Key) bool {
+	for _, name := range r.setsOf(true) {
+		for _, e := range r.set(name).Expected() {
+			if e.Pkg == k.Pkg {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ran returns the variants the matrix ran set with, baseline first.
@@ -177,6 +210,7 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 	writeCharts(b, charts)
 	r.writeProfiles(b)
 	r.writeTables(b)
+	r.writeXBench(b)
 	r.writeWarnings(b)
 }
 
@@ -199,9 +233,16 @@ func (r *Report) writeEnv(b *bytes.Buffer) {
 
 func (r *Report) writeSets(b *bytes.Buffer) {
 	b.WriteString("## Benchmark sets\n\n")
-	sets := suite.Sets(r.Spec.Quick)
 	for _, name := range r.Spec.Sets {
-		s, _ := suite.Find(sets, name)
+		s := r.set(name)
+		if s.Tool != suite.GoTest {
+			var names []string // sweet's benchmarks, bent's suites
+			for _, x := range s.XBench {
+				names = append(names, cmp.Or(x.Suite, x.Name))
+			}
+			fmt.Fprintf(b, "- `%s` (%s: %s): %s\n", name, s.Tool, strings.Join(names, ", "), s.About)
+			continue
+		}
 		fmt.Fprintf(b, "- `%s` (`%s`, `-bench '%s'`): %s\n", name, s.Pkg, s.Bench, s.About)
 	}
 	b.WriteString("\n")
@@ -220,20 +261,35 @@ func writeCharts(b *bytes.Buffer, charts []savedChart) {
 	}
 }
 
+// profileCategories says how the profile shares are counted.
+const profileCategories = "Each sample counts once, for the first of these met walking from the leaf through runtime frames only: " +
+	"clock: runtime.nanotime*, runtime.walltime*; timer: a function in runtime/time*.go; " +
+	"netpoll: runtime.netpoll* and epoll waits. `·`: the variant does not run the set (an alias runs only the " +
+	"sets sensitive to timer slack)."
+
+// writeProfiles writes the profile shares of the sets go test runs; those of golang.org/x/benchmarks
+// are in their own section.
 func (r *Report) writeProfiles(b *bytes.Buffer) {
+	sets := r.setsOf(false)
+	if len(sets) == 0 {
+		return
+	}
 	b.WriteString("## CPU profiles\n\n")
 	b.WriteString("One extra `-count=1` run per variant and set with `-cpuprofile` (profiles/VARIANT/SET.pb.gz). " +
-		"Each sample counts once, for the first of these met walking from the leaf through runtime frames only: " +
-		"clock: runtime.nanotime*, runtime.walltime*; timer: a function in runtime/time*.go; " +
-		"netpoll: runtime.netpoll* and epoll waits. `·`: the variant does not run the set (an alias runs only the " +
-		"sets sensitive to timer slack).\n\n")
+		profileCategories + "\n\n")
+	r.writeShares(b, sets, "###")
+}
+
+// writeShares writes the timer, clock and netpoll shares of the profiles of sets, one row per set,
+// then, under a heading of level, the functions whose flat share differs most from the baseline's.
+func (r *Report) writeShares(b *bytes.Buffer, sets []string, level string) {
 	head := []string{"set"}
 	for _, v := range r.Variants {
 		head = append(head, v+" timer", v+" clock", v+" netpoll")
 	}
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n|" + strings.Repeat(" --- |", len(head)) + "\n")
 	complete := map[string][]profiles.Analysis{} // sets profiled with every variant that ran them
-	for _, set := range r.Spec.Sets {
+	for _, set := range sets {
 		row := []string{set}
 		var analyses []profiles.Analysis
 		for _, v := range r.Variants {
@@ -255,8 +311,8 @@ func (r *Report) writeProfiles(b *bytes.Buffer) {
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
-	b.WriteString("\n### Functions whose flat CPU share differs most from " + r.Variants[0] + "\n\n")
-	for _, set := range r.Spec.Sets {
+	b.WriteString("\n" + level + " Functions whose flat CPU share differs most from " + r.Variants[0] + "\n\n")
+	for _, set := range sets {
 		if analyses, ok := complete[set]; ok {
 			writeDiffs(b, set, r.ran(set), profiles.TopDiffs(analyses, 8))
 		}
@@ -299,7 +355,11 @@ func (r *Report) writeTables(b *bytes.Buffer) {
 		fmt.Fprintf(b, "With %d samples per variant the 95%% confidence interval of a median cannot be computed: "+
 			"it shows as ± ∞.\n\n", n)
 	}
-	for _, t := range r.Index.Tables(r.Variants) {
+	tables := r.Index.Filter(func(k stats.Key) bool { return !r.isXBench(k) }).Tables(r.Variants)
+	if len(tables) == 0 {
+		b.WriteString("The matrix ran only sets of golang.org/x/benchmarks: their tables follow.\n\n")
+	}
+	for _, t := range tables {
 		fmt.Fprintf(b, "### %s\n\n", t.Unit)
 		t.WriteMarkdown(b)
 		b.WriteString("\n")

@@ -169,3 +169,124 @@ func TestWriteFailureKeepsEarlierReport(t *testing.T) {
 		t.Errorf("temporary files left behind: %q", tmp)
 	}
 }
+
+// TestXBenchSection renders testdata/xbench, a matrix of the sets of golang.org/x/benchmarks
+// recorded with sweet and bent (testdata/xbench/README.md): their section holds their tables (time,
+// throughput and latency quantiles first), the A/A noise of upstream against heap and the profile
+// shares of each set; their results stay out of the tables of the go test sets.
+func TestXBenchSection(t *testing.T) {
+	r, err := report.Load("testdata/xbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := t.TempDir()
+	if err := r.Write(docs); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) > 0 {
+		t.Errorf("warnings: %q", r.Warnings)
+	}
+	data, _ := os.ReadFile(filepath.Join(docs, "results.md"))
+	md := string(data)
+	i := strings.Index(md, "## golang.org/x/benchmarks")
+	if i < 0 {
+		t.Fatalf("no golang.org/x/benchmarks section:\n%s", md)
+	}
+	before, section := md[:i], md[i:]
+	last := -1
+	for _, want := range []string{
+		"golang.org/x/benchmarks@v0.0.0-",
+		"GOMAXPROCS = 1 here",
+		"stand-in assets",
+		"### sec/op",
+		"| `etcd` EtcdPut-2 |",
+		"| `etcd` EtcdSTM-2 |",
+		"| `gopher-lua` GopherLuaKNucleotide-2 |",
+		"| `k8s.io/client-go/util/workqueue` DelayingQueue_AddAfter-2 |",
+		"### ops/s",
+		"### p50-latency-sec",
+		"### p90-latency-sec",
+		"### p99-latency-sec",
+		"### peak-RSS-bytes",
+		"### A/A noise: upstream against heap",
+		"| benchmark | sec/op | ops/s | p50-latency-sec | p90-latency-sec | p99-latency-sec |",
+		"Largest difference of upstream from heap: ",
+		"### CPU profiles",
+		"| sweet-etcd |",
+		"| sweet-controls |",
+		"| bent |",
+		"`sweet-etcd`:\n\n| function | heap | upstream |",
+	} {
+		j := strings.Index(section, want)
+		if j < 0 {
+			t.Errorf("the section lacks %q", want)
+			continue
+		}
+		if j < last {
+			t.Errorf("%q comes earlier than expected", want)
+		}
+		last = j
+	}
+	for _, unwanted := range []string{"EtcdPut-2", "DelayingQueue_AddAfter-2", "## CPU profiles"} {
+		if strings.Contains(before, unwanted) {
+			t.Errorf("the report before the section holds %q", unwanted)
+		}
+	}
+	if !regexp.MustCompile(`\| sweet-etcd \| [0-9.]+% \| [0-9.]+% \| [0-9.]+% \| [0-9.]+% \| [0-9.]+% \| [0-9.]+% \|`).MatchString(section) {
+		t.Errorf("no profile shares of sweet-etcd for heap and upstream:\n%s", section)
+	}
+	if err := verify.Report(docs); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestLoadXBench renders the go test sets of testdata/results with the section of golang.org/x/benchmarks
+// from testdata/xbench, a matrix of its own: the section says where it comes from, the go test sets'
+// tables and profiles stay as they are, and since the two matrices ran with other series a warning says
+// so. A matrix that holds such sets itself, or one with other sets, is refused.
+func TestLoadXBench(t *testing.T) {
+	r, err := report.Load("testdata/results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.LoadXBench("testdata/xbench"); err != nil {
+		t.Fatal(err)
+	}
+	docs := t.TempDir()
+	if err := r.Write(docs); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(docs, "results.md"))
+	md := string(data)
+	i := strings.Index(md, "## golang.org/x/benchmarks")
+	if i < 0 {
+		t.Fatalf("no golang.org/x/benchmarks section:\n%s", md)
+	}
+	before, section := md[:i], md[i:]
+	for _, want := range []string{"## CPU profiles", "| timers |", "`timers` CostVsN/N=100K-2 |"} {
+		if !strings.Contains(before, want) {
+			t.Errorf("the go test part lacks %q", want)
+		}
+	}
+	for _, want := range []string{"From the matrix xbench of 2026-", "1 rounds × -count=1", "| `etcd` EtcdPut-2 |",
+		"| sweet-etcd |", "## Warnings", "the golang.org/x/benchmarks matrix (testdata/xbench) ran with patch series"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("the section lacks %q", want)
+		}
+	}
+	if strings.Contains(section, "| timers |") || strings.Contains(section, "CostVsN") {
+		t.Error("the section holds go test sets")
+	}
+	if err := verify.Report(docs); err != nil {
+		t.Error(err)
+	}
+
+	x, _ := report.Load("testdata/xbench")
+	if err := x.LoadXBench("testdata/xbench"); err == nil || !strings.Contains(err.Error(), "holds sets of golang.org/x/benchmarks") {
+		t.Errorf("a second section for a matrix with one: %v", err)
+	}
+	r, _ = report.Load("testdata/results")
+	if err := r.LoadXBench("testdata/results"); err == nil || !strings.Contains(err.Error(), "holds sets other than") {
+		t.Errorf("a matrix of go test sets as the section: %v", err)
+	}
+}

@@ -55,6 +55,18 @@ func (ix *Index) Keys() []Key {
 	return ix.keys
 }
 
+// Filter returns the index of the keys of ix that keep reports true for, in the same order.
+func (ix *Index) Filter(keep func(Key) bool) *Index {
+	out := &Index{values: map[Key]map[string][]float64{}}
+	for _, k := range ix.keys {
+		if keep(k) {
+			out.keys = append(out.keys, k)
+			out.values[k] = ix.values[k]
+		}
+	}
+	return out
+}
+
 // Sample returns the values of k measured with variant.
 func (ix *Index) Sample(k Key, variant string) (*benchmath.Sample, bool) {
 	vals := ix.values[k][variant]
@@ -140,14 +152,14 @@ func (ix *Index) cells(k Key, variants []string) []string {
 		cells = append(cells, fmt.Sprintf("%s ± %s", scaler.Format(s.Center), s.PctRangeString()))
 	}
 	for _, v := range variants[1:] {
-		cells = append(cells, ix.delta(k, variants[0], v))
+		cells = append(cells, ix.Delta(k, variants[0], v))
 	}
 	return cells
 }
 
-// delta formats variant against base as benchstat does: "+1.23% (p=0.002 n=6)", with "~" in
-// place of the percentage when the difference is not significant.
-func (ix *Index) delta(k Key, base, variant string) string {
+// Delta formats variant against base as benchstat does: "+1.23% (p=0.002 n=6)", with "~" in
+// place of the percentage when the difference is not significant; "—" when either has no value.
+func (ix *Index) Delta(k Key, base, variant string) string {
 	s0, ok0 := ix.Sample(k, base)
 	s1, ok1 := ix.Sample(k, variant)
 	if !ok0 || !ok1 {
@@ -168,7 +180,7 @@ func (t Table) WriteMarkdown(w io.Writer) {
 	writeRow(w, head)
 	fmt.Fprintln(w, "|"+strings.Repeat(" --- |", len(head)))
 	for _, r := range t.Rows {
-		writeRow(w, append([]string{"`" + shortPkg(r.Pkg) + "` " + r.Name}, r.Cells...))
+		writeRow(w, append([]string{"`" + ShortPkg(r.Pkg) + "` " + r.Name}, r.Cells...))
 	}
 }
 
@@ -176,7 +188,9 @@ func writeRow(w io.Writer, cells []string) {
 	fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
 }
 
-// shortPkg drops the repository prefix of the harness's own workload packages.
-func shortPkg(pkg string) string {
-	return strings.TrimPrefix(pkg, "timerlab/bench/")
+// ShortPkg is how the tables name a package: the harness's own workloads without the repository
+// prefix, sweet's benchmark drivers by their benchmark.
+func ShortPkg(pkg string) string {
+	pkg = strings.TrimPrefix(pkg, "timerlab/bench/")
+	return strings.TrimPrefix(pkg, "golang.org/x/benchmarks/sweet/benchmarks/")
 }

@@ -1,6 +1,6 @@
 // Package suite defines the benchmark sets timerlab runs with every toolchain. A set is one Go
 // package whose benchmarks are built into one test binary per toolchain and then run round after
-// round.
+// round, or benchmarks of golang.org/x/benchmarks that its sweet or bent builds and runs (Tool).
 package suite
 
 import (
@@ -22,11 +22,52 @@ const (
 	Bench
 )
 
+// Tool says what builds and runs a set's benchmarks.
+type Tool int
+
+const (
+	// GoTest sets are one package's test binary, built with go test -c and run by timerlab.
+	GoTest Tool = iota
+	// Sweet sets are benchmarks of golang.org/x/benchmarks/sweet: sweet builds and runs them,
+	// one sweet run per cell (internal/xbench).
+	Sweet
+	// Bent sets are third-party packages' benchmarks that golang.org/x/benchmarks/cmd/bent
+	// fetches, builds and runs (internal/xbench).
+	Bent
+)
+
+func (t Tool) String() string {
+	return [...]string{"go test", "sweet", "bent"}[t]
+}
+
+// XBench is one benchmark of a Sweet or Bent set.
+type XBench struct {
+	// Name is sweet's name of the benchmark (sweet run -run NAME), or the name of bent's
+	// [[Benchmarks]] entry.
+	Name string
+	// Suite is bent's suite of the benchmark (its suites.toml: the module, its version); "" for
+	// sweet.
+	Suite string
+	// Bench is bent's -test.bench pattern; "" for sweet.
+	Bench string
+	// Pkg is the package its results are recorded under: sweet's benchmark driver
+	// (golang.org/x/benchmarks/sweet/benchmarks/NAME), or the package bent's test binary reports.
+	Pkg string
+	// Expect lists the top-level benchmarks it reports, without the Benchmark prefix.
+	Expect []string
+}
+
 // Set is one benchmark package and the benchmarks of it that are run.
 type Set struct {
 	Name string // short identifier used in file names: [a-z0-9-]+
-	Pkg  string // import path
+	Pkg  string // import path; "" for a Sweet or Bent set (see XBench)
 	From Module
+	Tool Tool
+	// XBench lists the benchmarks of a Sweet or Bent set, which go in its Expect too.
+	XBench []XBench
+	// OptIn marks a set that runs only when named (timerlab bench --sets): the sets of
+	// golang.org/x/benchmarks, which need sweet and bent installed (timerlab xbench) and hours.
+	OptIn bool
 	// Bench is the -test.bench pattern; '/' separates the levels of sub-benchmarks.
 	Bench string
 	// Expect lists the top-level benchmarks (without the Benchmark prefix) the pattern is meant
@@ -70,6 +111,37 @@ func (s Set) ListPattern() string {
 	return anyOf(s.Expect...)
 }
 
+// Expected is one benchmark a set's results must hold: a top-level benchmark of a package.
+type Expected struct {
+	Pkg, Bench string
+}
+
+// Expected lists the benchmarks the set's results must hold, in order.
+func (s Set) Expected() []Expected {
+	var out []Expected
+	if s.Tool == GoTest {
+		for _, b := range s.Expect {
+			out = append(out, Expected{s.Pkg, b})
+		}
+		return out
+	}
+	for _, x := range s.XBench {
+		for _, b := range x.Expect {
+			out = append(out, Expected{x.Pkg, b})
+		}
+	}
+	return out
+}
+
+// XBenchNames returns the names of the set's sweet or bent benchmarks, in order.
+func (s Set) XBenchNames() []string {
+	var names []string
+	for _, x := range s.XBench {
+		names = append(names, x.Name)
+	}
+	return names
+}
+
 // Missing returns the expected benchmarks absent from listed, the output of -test.list.
 func (s Set) Missing(listed string) []string {
 	have := map[string]bool{}
@@ -100,15 +172,43 @@ func (s Set) Validate() error {
 	if len(s.Expect) == 0 {
 		return fmt.Errorf("set %s expects no benchmarks", s.Name)
 	}
+	if s.Tool == GoTest {
+		if len(s.XBench) > 0 {
+			return fmt.Errorf("set %s is built with go test but lists benchmarks of %s", s.Name, Sweet)
+		}
+		return nil
+	}
+	if len(s.XBench) == 0 {
+		return fmt.Errorf("set %s runs with %s but lists none of its benchmarks", s.Name, s.Tool)
+	}
+	for _, x := range s.XBench {
+		if x.Name == "" || x.Pkg == "" || len(x.Expect) == 0 || (s.Tool == Bent) != (x.Suite != "" && x.Bench != "") {
+			return fmt.Errorf("set %s: benchmark %+v: want a name, a package, the benchmarks it reports, "+
+				"and for bent (only) a suite and a -test.bench pattern", s.Name, x)
+		}
+	}
 	return nil
 }
 
-// Sets returns the benchmark sets of the full or the quick matrix, in the order they are run.
+// Default returns the sets that run when none is named: all but the OptIn ones.
+func Default(sets []Set) []Set {
+	var out []Set
+	for _, s := range sets {
+		if !s.OptIn {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Sets returns the benchmark sets of the full or the quick matrix, in the order they are run. The
+// full matrix also knows the OptIn sets of golang.org/x/benchmarks (xbenchSets), which run only
+// when named.
 func Sets(quick bool) []Set {
 	if quick {
 		return quickSets()
 	}
-	return fullSets()
+	return append(fullSets(), xbenchSets()...)
 }
 
 // SweepSets returns the names of the sets marked Sweep, in order.
@@ -258,4 +358,49 @@ func wakeupsFloorSet(benchtime string) Set {
 	return Set{Name: "wakeups-1p", Pkg: "timerlab/bench/wakeups", From: Bench,
 		Bench: anyOf("StaggeredTickersOneP"), Expect: []string{"StaggeredTickersOneP"}, Benchtime: benchtime, CPU: "1",
 		About: "the 1000 staggered tickers with GOMAXPROCS=1: the CPU of receiving the ticks, the floor under any wakeup policy"}
+}
+
+// The sets of golang.org/x/benchmarks. Sweet's etcd is the timer-heavy one: each of its three
+// servers wraps every request in context.WithTimeout (tens of thousands of timers started and
+// stopped per run, 1-2% fired) and raft ticks on timers; gopher-lua and markdown use no timer and
+// are controls, run on stand-in assets that timerlab makes (internal/xbench) because sweet's
+// assets host is not always reachable. The bent set is small enough that three variants fit in
+// about 20 minutes on 2 cores: bent builds every test binary with -a, 15-35 s each per variant.
+func xbenchSets() []Set {
+	const sweetPkg = "golang.org/x/benchmarks/sweet/benchmarks/"
+	return []Set{
+		xbenchSet(Set{Name: "sweet-etcd", Tool: Sweet,
+			XBench: []XBench{{Name: "etcd", Pkg: sweetPkg + "etcd", Expect: []string{"EtcdPut", "EtcdSTM"}}},
+			About: "sweet's etcd: a 3-server etcd v3.6.0 cluster under 1000 clients (Put, then STM), " +
+				"a context.WithTimeout per request; sec/op is the mean request latency"}),
+		xbenchSet(Set{Name: "sweet-controls", Tool: Sweet,
+			XBench: []XBench{
+				{Name: "gopher-lua", Pkg: sweetPkg + "gopher-lua", Expect: []string{"GopherLuaKNucleotide"}},
+				{Name: "markdown", Pkg: sweetPkg + "markdown", Expect: []string{"MarkdownRenderXHTML"}},
+			},
+			About: "sweet's gopher-lua and markdown, timer-free controls, on stand-in assets made by timerlab"}),
+		xbenchSet(Set{Name: "bent", Tool: Bent,
+			XBench: []XBench{
+				{Name: "k8s_workqueue-DelayingQueue_AddAfter", Suite: "k8s_workqueue", Pkg: "k8s.io/client-go/util/workqueue",
+					Bench: "^BenchmarkDelayingQueue_AddAfter$", Expect: []string{"DelayingQueue_AddAfter"}},
+				{Name: "dustin_broadcast-ParallelBrodcast", Suite: "dustin_broadcast", Pkg: "github.com/dustin/go-broadcast",
+					Bench: "^BenchmarkParallelBrodcast$", Expect: []string{"ParallelBrodcast"}},
+				{Name: "semver-ValidateVersionRangeFail", Suite: "semver", Pkg: "github.com/Masterminds/semver/v3",
+					Bench: "^BenchmarkValidateVersionRangeFail$", Expect: []string{"ValidateVersionRangeFail"}},
+				{Name: "gonum_community-NewUndirectedLayers%2FgraphSize%3D1000%2CnumGraphs%3D10", Suite: "gonum_community",
+					Pkg:    "gonum.org/v1/gonum/graph/community",
+					Bench:  "^BenchmarkNewUndirectedLayers$/^graphSize=1000,numGraphs=10$",
+					Expect: []string{"NewUndirectedLayers"}},
+			},
+			About: "bent: k8s workqueue AddAfter (timers), go-broadcast (goroutine wakeups); semver, gonum community: controls"}),
+	}
+}
+
+// xbenchSet completes a set of golang.org/x/benchmarks: OptIn, and its Expect from its benchmarks.
+func xbenchSet(s Set) Set {
+	s.OptIn = true
+	for _, x := range s.XBench {
+		s.Expect = append(s.Expect, x.Expect...)
+	}
+	return s
 }

@@ -18,7 +18,7 @@ func TestSetsAreValid(t *testing.T) {
 				t.Errorf("quick=%v: set %s twice", quick, s.Name)
 			}
 			seen[s.Name] = true
-			if !strings.HasPrefix(s.Bench, "^Benchmark(") {
+			if s.Tool == GoTest && !strings.HasPrefix(s.Bench, "^Benchmark(") {
 				t.Errorf("set %s: pattern %q does not select Benchmark functions", s.Name, s.Bench)
 			}
 		}
@@ -111,6 +111,70 @@ func TestRepoDir(t *testing.T) {
 		dir, ok := tc.set.RepoDir("/repo")
 		if dir != tc.want || ok != (tc.want != "") {
 			t.Errorf("RepoDir of %s = %q, %v; want %q", tc.set.Pkg, dir, ok, tc.want)
+		}
+	}
+}
+
+// TestXBenchSets checks the sets of golang.org/x/benchmarks: only in the full matrix, run only when
+// named, each benchmark with its package and, for bent, its suite and pattern.
+func TestXBenchSets(t *testing.T) {
+	full := Sets(false)
+	var xb []string
+	for _, s := range full {
+		if s.Tool != GoTest {
+			xb = append(xb, s.Name)
+			if !s.OptIn {
+				t.Errorf("set %s of %s runs by default", s.Name, s.Tool)
+			}
+			if len(s.Expected()) != len(s.Expect) {
+				t.Errorf("set %s: Expected %v, Expect %v", s.Name, s.Expected(), s.Expect)
+			}
+		}
+	}
+	if !slices.Equal(xb, []string{"sweet-etcd", "sweet-controls", "bent"}) {
+		t.Errorf("sets of golang.org/x/benchmarks: %v", xb)
+	}
+	for _, s := range Default(full) {
+		if s.Tool != GoTest {
+			t.Errorf("default sets hold %s", s.Name)
+		}
+	}
+	if len(Default(full)) != len(full)-len(xb) {
+		t.Errorf("Default left out %d sets, want %d", len(full)-len(Default(full)), len(xb))
+	}
+	for _, s := range Sets(true) {
+		if s.Tool != GoTest {
+			t.Errorf("quick matrix has set %s of %s", s.Name, s.Tool)
+		}
+	}
+	etcd, _ := Find(full, "sweet-etcd")
+	if want := []Expected{{"golang.org/x/benchmarks/sweet/benchmarks/etcd", "EtcdPut"},
+		{"golang.org/x/benchmarks/sweet/benchmarks/etcd", "EtcdSTM"}}; !slices.Equal(etcd.Expected(), want) {
+		t.Errorf("sweet-etcd expects %v, want %v", etcd.Expected(), want)
+	}
+}
+
+// TestValidateXBench checks that a set of sweet or bent lacking what its tool needs is refused.
+func TestValidateXBench(t *testing.T) {
+	bent, _ := Find(Sets(false), "bent")
+	if err := bent.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for what, change := range map[string]func(*Set){
+		"no benchmarks":      func(s *Set) { s.XBench = nil },
+		"bent without suite": func(s *Set) { s.XBench = []XBench{{Name: "a", Pkg: "p", Bench: "^B$", Expect: []string{"B"}}} },
+		"sweet with suite": func(s *Set) {
+			s.Tool = Sweet
+			s.XBench = []XBench{{Name: "a", Suite: "s", Bench: "^B$", Pkg: "p", Expect: []string{"B"}}}
+		},
+		"no package":      func(s *Set) { s.XBench = []XBench{{Name: "a", Suite: "s", Bench: "^B$", Expect: []string{"B"}}} },
+		"go test + bench": func(s *Set) { s.Tool = GoTest },
+	} {
+		s := bent
+		s.XBench = slices.Clone(bent.XBench)
+		change(&s)
+		if err := s.Validate(); err == nil {
+			t.Errorf("%s: accepted", what)
 		}
 	}
 }

@@ -1,0 +1,181 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"timerlab/internal/lab"
+	"timerlab/internal/stats"
+	"timerlab/internal/xbench"
+)
+
+// xbenchUnits are the figures the golang.org/x/benchmarks section leads with, in this order: time
+// per op (for sweet's etcd, the mean request latency), throughput, and request latency quantiles.
+// The others (memory) follow.
+var xbenchUnits = []string{"sec/op", "ops/s", "p50-latency-sec", "p90-latency-sec", "p99-latency-sec"}
+
+func xbenchRank(unit string) int {
+	if i := slices.Index(xbenchUnits, unit); i >= 0 {
+		return i
+	}
+	return len(xbenchUnits)
+}
+
+// aaVariant is the variant whose difference from the baseline is the A/A noise: pristine
+// upstream keeps timers as the heap does; the heap adds only the shared patches.
+const aaVariant = "upstream"
+
+// LoadXBench adds to r the section of golang.org/x/benchmarks from the results directory dir, a
+// matrix of their sets alone, run apart from r's (sweet's etcd takes minutes a cell). Its toolchains
+// and machine should be r's: where they are not, a warning says so.
+func (r *Report) LoadXBench(dir string) error {
+	if own := r.setsOf(true); len(own) > 0 {
+		return fmt.Errorf("%s holds sets of golang.org/x/benchmarks (%s) already: render %s on its own",
+			r.Dir, strings.Join(own, ", "), dir)
+	}
+	x, err := Load(dir)
+	if err != nil {
+		return err
+	}
+	if other := x.setsOf(false); len(other) > 0 {
+		return fmt.Errorf("%s holds sets other than those of golang.org/x/benchmarks (%s)", dir, strings.Join(other, ", "))
+	}
+	if x.Env.SeriesSHA256 != r.Env.SeriesSHA256 || x.Env.MachineLine() != r.Env.MachineLine() {
+		x.Warnings = append(x.Warnings, fmt.Sprintf("the golang.org/x/benchmarks matrix (%s) ran with patch series %.12s "+
+			"on %s; the rest with %.12s on %s", dir, x.Env.SeriesSHA256, x.Env.MachineLine(), r.Env.SeriesSHA256, r.Env.MachineLine()))
+	}
+	r.Warnings = append(r.Warnings, x.Warnings...)
+	x.Warnings = nil
+	r.xbench = x
+	return nil
+}
+
+// writeXBench writes the section of the sets of golang.org/x/benchmarks: their tables, the A/A
+// noise, their profile shares; from r's matrix, or the one LoadXBench added.
+func (r *Report) writeXBench(b *bytes.Buffer) {
+	x := r
+	if r.xbench != nil {
+		x = r.xbench
+	}
+	sets := x.setsOf(true)
+	if len(sets) == 0 {
+		return
+	}
+	b.WriteString("## golang.org/x/benchmarks\n\n")
+	tools := "sweet and bent"
+	if pin, err := xbench.ReadRecord(x.Dir); err == nil {
+		tools = fmt.Sprintf("sweet and bent of %s@%s (xbench.conf)", pin.Module, pin.Version)
+	}
+	if x != r {
+		fmt.Fprintf(b, "From the matrix %s of %s: %d rounds × -count=%d, the variants %s.\n\n", filepath.Base(x.Dir),
+			x.Env.Date, x.Spec.Rounds, x.Spec.Count, strings.Join(x.Variants, ", "))
+	}
+	fmt.Fprintf(b, "The sets %s, run by %s in interleaved rounds like the other sets: per round and variant, one "+
+		"`sweet run -count %d` or `bent -N %d` of the set with that variant alone, its toolchain as sweet's goroot or "+
+		"bent's Root, its GOEXPERIMENT and GODEBUG in their environments (with GOTOOLCHAIN=local); every binary they "+
+		"built was checked to be built by that toolchain. Medians ± 95%% confidence interval, each variant against %s "+
+		"with a Mann-Whitney U-test, as benchstat.\n\n", codeList(sets), tools, x.Spec.Count, x.Spec.Count, x.Variants[0])
+	if n := x.Spec.Rounds * x.Spec.Count; n < 6 {
+		fmt.Fprintf(b, "With %d samples per variant the 95%% confidence interval of a median cannot be computed (± ∞)%s.\n\n",
+			n, map[bool]string{true: ", and no difference can reach p < 0.05", false: ""}[n < 4])
+	}
+	if slices.Contains(sets, "sweet-etcd") {
+		fmt.Fprintf(b, "`sweet-etcd`: three etcd v3.6.0 servers and etcd's benchmark tool on loopback, 1000 clients over "+
+			"100 connections, 100,000 puts (EtcdPut), then 100,000 transactions (EtcdSTM). sec/op is the mean request "+
+			"latency, ops/s the throughput, pNN-latency-sec the quantiles of request latency. Each server and the "+
+			"load generator run at GOMAXPROCS = %d here (sweet gives each a quarter of the machine's, at least 1): "+
+			"timers moving between Ps need more cores than that.\n\n", max(1, x.Env.GOMAXPROCS/4))
+	}
+	if slices.Contains(sets, "sweet-controls") {
+		b.WriteString("`sweet-controls`: " + xbench.AssetsNote + ".\n\n")
+	}
+	ix := x.Index.Filter(x.isXBench)
+	tables := ix.Tables(x.Variants)
+	sort.SliceStable(tables, func(i, j int) bool { return xbenchRank(tables[i].Unit) < xbenchRank(tables[j].Unit) })
+	for _, t := range tables {
+		fmt.Fprintf(b, "### %s\n\n", t.Unit)
+		t.WriteMarkdown(b)
+		b.WriteString("\n")
+	}
+	x.writeAANoise(b, ix)
+	b.WriteString("### CPU profiles\n\n")
+	b.WriteString("One more run per variant and set, with sweet's cpuprofile diagnostic (etcd: the profiles of the three " +
+		"servers, fetched over their pprof endpoints) or bent's cpuprofile wrapper (a profile per test binary), merged " +
+		"into profiles/VARIANT/SET.pb.gz: `go tool pprof -top profiles/heap/sweet-etcd.pb.gz`. " + profileCategories + "\n\n")
+	x.writeShares(b, sets, "####")
+	if x != r { // the warnings writeShares added about x's profiles
+		r.Warnings = append(r.Warnings, x.Warnings...)
+		x.Warnings = nil
+	}
+}
+
+// writeAANoise writes, for each benchmark of ix and each of xbenchUnits, aaVariant against the
+// baseline, and the largest difference between them: the noise floor of this machine and run,
+// under which a variant's difference from the baseline is not evidence of anything.
+func (r *Report) writeAANoise(b *bytes.Buffer, ix *stats.Index) {
+	fmt.Fprintf(b, "### A/A noise: %s against %s\n\n", aaVariant, lab.Baseline)
+	if r.Variants[0] != lab.Baseline || !slices.Contains(r.Variants, aaVariant) {
+		fmt.Fprintf(b, "No A/A figure: the matrix did not run both %s and %s.\n\n", lab.Baseline, aaVariant)
+		return
+	}
+	fmt.Fprintf(b, "%s and pristine %s keep timers alike (%s adds only the shared patches), so their difference "+
+		"is what this machine's noise, and those patches, make of each figure. A variant whose difference from %s is "+
+		"no larger than the largest here has not shown an effect.\n\n", lab.Baseline, aaVariant, lab.Baseline, lab.Baseline)
+	type bench struct{ pkg, name string }
+	var rows []bench
+	cells := map[bench]map[string]stats.Key{}
+	for _, k := range ix.Keys() {
+		if xbenchRank(k.Unit) == len(xbenchUnits) {
+			continue
+		}
+		id := bench{k.Pkg, k.Name}
+		if cells[id] == nil {
+			cells[id] = map[string]stats.Key{}
+			rows = append(rows, id)
+		}
+		cells[id][k.Unit] = k
+	}
+	var units []string // of xbenchUnits, those some benchmark has
+	for _, u := range xbenchUnits {
+		for _, id := range rows {
+			if _, ok := cells[id][u]; ok {
+				units = append(units, u)
+				break
+			}
+		}
+	}
+	fmt.Fprintf(b, "| benchmark | %s |\n|%s\n", strings.Join(units, " | "), strings.Repeat(" --- |", len(units)+1))
+	worst, worstAt := -1.0, ""
+	for _, id := range rows {
+		row := []string{"`" + stats.ShortPkg(id.pkg) + "` " + id.name}
+		for _, u := range units {
+			k, ok := cells[id][u]
+			if !ok {
+				row = append(row, "—")
+				continue
+			}
+			row = append(row, ix.Delta(k, lab.Baseline, aaVariant))
+			s0, ok0 := ix.Summary(k, lab.Baseline)
+			s1, ok1 := ix.Summary(k, aaVariant)
+			if ok0 && ok1 && s0.Center != 0 {
+				if d := math.Abs(s1.Center/s0.Center - 1); d > worst {
+					worst, worstAt = d, fmt.Sprintf("%s, %s", id.name, u)
+				}
+			}
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	b.WriteString("\n")
+	if worst >= 0 {
+		fmt.Fprintf(b, "Largest difference of %s from %s: %.1f%% (%s).\n\n", aaVariant, lab.Baseline, 100*worst, worstAt)
+	}
+}
+
+func codeList(names []string) string {
+	return "`" + strings.Join(names, "`, `") + "`"
+}

@@ -1,0 +1,205 @@
+package xbench
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"timerlab/internal/lab"
+)
+
+// checkout returns the layout of a fake checkout holding the repository's xbench.conf, with an
+// empty build directory, and the layout's xbench.conf pin.
+func checkout(t *testing.T) (lab.Layout, Pin) {
+	t.Helper()
+	root := t.TempDir()
+	data, err := os.ReadFile("../../xbench.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "xbench.conf"), data, 0o644)
+	t.Setenv("TIMERLAB_BUILD", "")
+	l := lab.NewLayout(root)
+	pin, err := ReadPin(PinFile(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, pin
+}
+
+// TestPin checks the repository's pin and that ReadPin refuses a version that names no one commit
+// and an etcd commit that is not a full hash.
+func TestPin(t *testing.T) {
+	_, pin := checkout(t)
+	if pin.Module != "golang.org/x/benchmarks" || len(pin.Commit()) != 12 || !strings.HasSuffix(pin.Version, pin.Commit()) {
+		t.Errorf("xbench.conf pins %+v, commit %q", pin, pin.Commit())
+	}
+	dir := t.TempDir()
+	for _, bad := range []string{
+		strings.Replace(string(mustRead(t, "../../xbench.conf")), pin.Version, "latest", 1),
+		strings.Replace(string(mustRead(t, "../../xbench.conf")), pin.Version, "v0.1.0", 1),
+		strings.Replace(string(mustRead(t, "../../xbench.conf")), pin.EtcdCommit, pin.EtcdCommit[:12], 1),
+		strings.Replace(string(mustRead(t, "../../xbench.conf")), "etcd_version=", "etcd_tag=", 1),
+	} {
+		path := filepath.Join(dir, "xbench.conf")
+		os.WriteFile(path, []byte(bad), 0o644)
+		if p, err := ReadPin(path); err == nil {
+			t.Errorf("ReadPin accepted %+v", p)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// oneLine checks err is one line holding every string of want.
+func oneLine(t *testing.T, what string, err error, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: no error", what)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("%s: error of several lines:\n%v", what, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: error %q does not say %q", what, err, w)
+		}
+	}
+}
+
+// TestOpenWithoutTools checks that a bench that needs sweet and bent where they are not installed
+// gets one line saying how to install them, both ways.
+func TestOpenWithoutTools(t *testing.T) {
+	l, pin := checkout(t)
+	_, err := Open(t.Context(), l)
+	oneLine(t, "Open without tools", err, "timerlab xbench", "go install", pin.Version, SrcEnv, pin.Commit(), EtcdSrcEnv)
+}
+
+// TestOpenRefusesToolsOfAnotherPin checks that tools installed for another pin, or replaced since
+// by a command of another module, are refused.
+func TestOpenRefusesToolsOfAnotherPin(t *testing.T) {
+	l, pin := checkout(t)
+	self, err := os.Executable() // a command of module timerlab, not golang.org/x/benchmarks
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := pin
+	old.Version = "v0.0.0-20250101000000-0123456789ab"
+	writeTools(t, l, Tools{Pin: old, Sweet: self, Bent: self})
+	_, err = Open(t.Context(), l)
+	oneLine(t, "tools of another pin", err, "installed for", old.Version, "timerlab xbench")
+
+	writeTools(t, l, Tools{Pin: pin, Sweet: self, Bent: self})
+	_, err = Open(t.Context(), l)
+	oneLine(t, "a sweet of another module", err, self, "not "+pin.Module+"@"+pin.Version)
+}
+
+func writeTools(t *testing.T, l lab.Layout, tools Tools) {
+	t.Helper()
+	data, _ := json.Marshal(tools)
+	os.MkdirAll(Dir(l), 0o755)
+	if err := os.WriteFile(filepath.Join(Dir(l), toolsFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInstallNeitherWay checks an install where the module proxy refuses the module (here: no
+// proxy at all) and no checkout is named: one line naming both ways, and nothing left behind.
+func TestInstallNeitherWay(t *testing.T) {
+	l, pin := checkout(t)
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOMODCACHE", t.TempDir()) // not the machine's, which may hold the module
+	t.Setenv("GOFLAGS", "")
+	t.Setenv(SrcEnv, "")
+	_, err := Install(t.Context(), l, discard{})
+	oneLine(t, "Install without proxy or checkout", err, "cannot get "+pin.Module+"@"+pin.Version, "go install",
+		SrcEnv, pin.Commit())
+	assertEmpty(t, Dir(l))
+}
+
+// TestInstallRefusesUnpinnedCheckout checks that a checkout at another commit, or with changes, is
+// refused with one line, and nothing is left behind.
+func TestInstallRefusesUnpinnedCheckout(t *testing.T) {
+	l, pin := checkout(t)
+	src := t.TempDir()
+	gitIn(t, src, "init", "-q")
+	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module golang.org/x/benchmarks\n"), 0o644)
+	gitIn(t, src, "add", "go.mod")
+	gitIn(t, src, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "not the pin")
+	t.Setenv(SrcEnv, src)
+	_, err := Install(t.Context(), l, discard{})
+	oneLine(t, "Install from a checkout at another commit", err, SrcEnv, src, "the pin (xbench.conf) is "+pin.Commit())
+	assertEmpty(t, Dir(l))
+
+	// The same checkout, dirty: refused too, whatever its commit (checkCheckout looks at both).
+	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module changed\n"), 0o644)
+	err = checkCheckout(t.Context(), src, "")
+	oneLine(t, "a checkout with changes", err, "has changes", "go.mod")
+}
+
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// assertEmpty checks that dir, if it exists, holds nothing (an install that failed left nothing).
+func assertEmpty(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		t.Errorf("left behind in %s: %s", dir, e.Name())
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestCheckBuiltBy checks the binary-version check with a binary at hand, this test's own: it is
+// accepted against the toolchain that built it, refused against a variant's toolchain.
+func TestCheckBuiltBy(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	platform := runtime.GOOS + "/" + runtime.GOARCH
+	if err := CheckBuiltBy(self, "go version "+runtime.Version()+" "+platform); err != nil {
+		t.Errorf("a binary against the Go that built it: %v", err)
+	}
+	variant := "go version go1.27.4-timerlab.heap " + platform
+	err = CheckBuiltBy(self, variant)
+	oneLine(t, "a binary built by another Go", err, self, "built by "+runtime.Version(), "go1.27.4-timerlab.heap")
+	if err := CheckBuiltBy(filepath.Join(t.TempDir(), "none"), variant); err == nil {
+		t.Error("a missing binary passed")
+	}
+}
+
+// TestGoVersion checks how a toolchain's version line becomes the version its binaries record:
+// a GOEXPERIMENT baked into the toolchain stays, the platform goes.
+func TestGoVersion(t *testing.T) {
+	for line, want := range map[string]string{
+		"go version go1.27.4-timerlab.heap linux/amd64":                                "go1.27.4-timerlab.heap",
+		"go version go1.27.4-timerlab.wheel X:timerwheel linux/amd64":                  "go1.27.4-timerlab.wheel X:timerwheel",
+		"go version go1.27.4-timerlab.wheel-slack X:timerwheel,timerslack linux/amd64": "go1.27.4-timerlab.wheel-slack X:timerwheel,timerslack",
+	} {
+		if got, err := GoVersion(line); got != want || err != nil {
+			t.Errorf("GoVersion(%q) = %q, %v; want %q", line, got, err, want)
+		}
+	}
+	if _, err := GoVersion("go1.27.4"); err == nil {
+		t.Error("GoVersion accepted a bare version")
+	}
+}
