@@ -82,26 +82,80 @@ func TimerSlackAddedAs(when, setWhen, now int64) int64 {
 const MaxWakeDefer = maxWakeDefer
 
 // TimerWakeDefer runs a pass at now, on a P of its own, over firings with
-// the given slacks, each making one goroutine runnable. It returns for each
-// whether the P deferred the goroutine's wakeup, and for one more goroutine
-// made runnable after the pass; then the time the P must start them by and
-// the deferrals it counted; whether a schedule left the deferral in place
-// (now must be far enough ahead that its time has not come); and whether
-// the P's M looking for work with its queue empty ended it.
-func TimerWakeDefer(now int64, slacks []int64) (deferred []bool, at int64, deferrals uint64, kept, ended bool) {
-	pp := new(p)
+// the given slacks, each making one goroutine runnable, and ends it as
+// slackPassEnd and slackPassGuard do, with due as the earliest hard
+// deadline of the timers of every P (0: none). It returns for each firing
+// whether the P deferred the goroutine's wakeup, and for one more
+// goroutine made runnable after the pass; then the time the P must start
+// them by, the deferrals it counted and whether the M's guard was armed for
+// that time; whether a schedule left the deferral in place (now must be
+// far enough ahead that its time has not come); and whether the P's M
+// looking for work with its queue empty ended it and disarmed the guard.
+// The P's counts are retired into the process's, as a destroyed P's are,
+// so that its deferrals count where its expiries do. It runs with its
+// goroutine locked to its thread, whose guard it arms.
+func TimerWakeDefer(now, due int64, slacks []int64) (deferred []bool, at int64, deferrals uint64, guarded, kept, ended bool) {
+	LockOSThread()
+	defer UnlockOSThread()
+	pp, mp := new(p), getg().m
 	pp.slackPassStart(now)
 	for _, slack := range slacks {
 		pp.wake.slack = slack
 		deferred = append(deferred, pp.slackDeferWake())
 	}
 	pp.slackPassEnd()
+	if at := pp.wake.at.Load(); at != 0 {
+		pp.slackGuardDeferral(mp, at, due, now)
+	}
 	deferred = append(deferred, pp.slackDeferWake())
 	at, deferrals = pp.wake.at.Load(), pp.timerStats.wakeDeferrals
+	guarded = at != 0 && mp.slackGuard.armed == at
 	pp.slackWakeCheck()
 	kept = pp.wake.at.Load() == at
 	pp.slackWakeDone()
-	return deferred, at, deferrals, kept, pp.wake.at.Load() == 0
+	ended = pp.wake.at.Load() == 0 && mp.slackGuard.armed == 0
+	systemstack(func() {
+		lock(&sched.lock)
+		pp.timerStats.retire()
+		unlock(&sched.lock)
+	})
+	return deferred, at, deferrals, guarded, kept, ended
+}
+
+// TimerSlackGuarded reports whether this process guards deferred wakeups
+// (see "The guard" in timeslack_wake.go): on Linux, with asynchronous
+// preemption on, where the current M could make its guard's timer.
+func TimerSlackGuarded() bool {
+	LockOSThread()
+	defer UnlockOSThread()
+	mp := getg().m
+	if !mp.slackGuardArm(nanotime() + 3600e9) {
+		return false
+	}
+	mp.slackGuardDisarm()
+	return true
+}
+
+// TimerSlackGuardPreempts returns how many goroutines the guard's signal
+// has asked to yield.
+func TimerSlackGuardPreempts() uint32 {
+	return slackGuardPreempts.Load()
+}
+
+// TimerWakeDeferAfterDestroy sets a deferral on the last P, destroys that
+// P by lowering GOMAXPROCS by one, and returns the deferral the dead P
+// keeps (0: none), before it restores GOMAXPROCS.
+func TimerWakeDeferAfterDestroy() int64 {
+	stw := stopTheWorldGC(stwGOMAXPROCS)
+	n := gomaxprocs
+	pp := allp[n-1]
+	pp.wake.at.Store(maxWhen)
+	newprocs = n - 1
+	startTheWorldGC(stw)
+	// pp is dead: no M runs it, so its deferral stays as destroy left it.
+	at := pp.wake.at.Load()
+	GOMAXPROCS(int(n))
+	return at
 }
 
 // SpinUntil spins until *flag is not zero, and reports true, or until

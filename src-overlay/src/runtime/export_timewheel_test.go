@@ -89,3 +89,37 @@ func (m *TimerModel) AdjustRacingModify(id int, when int64) bool {
 	ts.unlock()
 	return inPlace
 }
+
+// WakeTimeAround computes the set's wake time as wakeTime and wheelMinWhen
+// do, step by step, with op1, an operation of the set's owner, run after
+// the load of the heap's bounds, and op2 after the load of the wheel's,
+// before the check that no move came between (nil: none). That is the
+// interleaving of a reader on another P (stealWork, checkTimersNoP) with
+// moves of timers between the heap and the wheel: a cascade, a
+// re-placement, a periodic timer re-armed into the wheel. With neither op
+// it is WakeTime, which its test checks.
+func (m *TimerModel) WakeTimeAround(op1, op2 func()) int64 {
+	ts := &m.ts
+	seq := ts.wheelMoves()
+	nextWhen := ts.minWhenModified.Load()
+	when := ts.minWhenHeap.Load()
+	if when == 0 || (nextWhen != 0 && nextWhen < when) {
+		when = nextWhen
+	}
+	if op1 != nil {
+		op1()
+	}
+	when = ts.wheelBound(when)
+	if op2 != nil {
+		op2()
+	}
+	return ts.wheelSettled(when, seq)
+}
+
+// Advance moves the wheel's cursor to now as check does before it runs
+// timers, cascading the slots that start by then, without running any.
+func (m *TimerModel) Advance(now int64) {
+	m.ts.lock()
+	m.ts.wheelAdvance(now)
+	m.ts.unlock()
+}

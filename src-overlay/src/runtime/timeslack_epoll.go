@@ -40,12 +40,23 @@ func netpollWait(events []linux.EpollEvent, delay int64, waitms int32) (int32, u
 	return n, errno
 }
 
+// kernelTimespec is the kernel's struct __kernel_timespec, which
+// epoll_pwait2 reads: two 64-bit fields on every architecture. It is not
+// the runtime's timespec, which is the same in this release but was two
+// 32-bit fields on 386, arm and mips in earlier ones (today's timespec32).
+// Given that, the kernel would read the nanoseconds into the seconds' high
+// half and 8 bytes of the stack beyond it as nanoseconds: a wait of about
+// 10^15 seconds, or EINVAL and the fallback to epoll_wait for good
+// (TestTimerSlackEpollWait, which CI runs as a 386 binary too, hangs then).
+type kernelTimespec struct {
+	sec, nsec int64
+}
+
 // epollWait is netpollWait on the epoll instance fd. It also reports
 // whether it waited with epoll_pwait2.
 func epollWait(fd int32, events []linux.EpollEvent, delay int64, waitms int32) (n int32, errno uintptr, precise bool) {
 	if GOOS != "android" && delay > 0 && delay < 1e15 && !epollPwait2Missing.Load() && loadTimerSlack().on() {
-		var timeout timespec
-		timeout.setNsec(delay)
+		timeout := kernelTimespec{sec: delay / 1e9, nsec: delay % 1e9}
 		r, _, errno := linux.Syscall6(linux.SYS_EPOLL_PWAIT2, uintptr(fd),
 			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)),
 			uintptr(unsafe.Pointer(&timeout)), 0, 0)

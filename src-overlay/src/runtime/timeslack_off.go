@@ -36,6 +36,8 @@ type timerWakeDefer struct{}
 
 func (pp *p) slackPassStart(now int64)  {}
 func (pp *p) slackPassEnd()             {}
+func (pp *p) slackPassGuard()           {}
+func (pp *p) slackGuardAcquired()       {}
 func (t *timer) slackFiring()           {}
 func (pp *p) slackDeferWake() bool      { return false }
 func slackSkipSpinWake(gp *g) bool      { return false }
@@ -43,3 +45,8 @@ func (pp *p) slackWakeCheck()           {}
 func (pp *p) slackWakeDone()            {}
 func (pp *p) slackWakeIdle()            {}
 func (pp *p) slackWakeSysmon(now int64) {}
+
+type slackGuard struct{}
+
+func (mp *m) slackGuardDelete() {}
+func slackSigPreempt(gp *g)     {}

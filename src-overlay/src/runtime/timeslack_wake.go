@@ -34,10 +34,12 @@
 //     (synctest bubbles) get no slack, so their passes defer nothing.
 //   - wake.at is 0 or the time by which the P must have started every
 //     goroutine it deferred: the least pass time plus
-//     min(slack, maxWakeDefer) over them. A timer fired with no slack
-//     defers nothing: its goroutine wakes an idle P as upstream, and that
-//     P's M steals from the whole queue. An idle P defers nothing
-//     (pidleput ends its deferral).
+//     min(slack, maxWakeDefer) over them, lowered at the end of the pass
+//     to the earliest hard deadline of any P's timers (see "The guard"
+//     below). A timer fired with no slack defers nothing: its goroutine
+//     wakes an idle P as upstream, and that P's M steals from the whole
+//     queue. An idle P defers nothing (pidleput ends its deferral), nor
+//     does a destroyed one ((*p).destroy ends it).
 //   - While wake.at is set, the P wakes no idle P for its queue, neither
 //     for goroutines readied in a pass nor when its M stops spinning.
 //     Upstream's woken M does three jobs: it takes a share of the queue;
@@ -54,18 +56,52 @@
 //     a wakeup for: in the global queue (where runqput spills a batch too
 //     large for the local one), or, if the M skipped the wakeup of
 //     resetspinning (wake.owed), in another P's queue.
-//   - wake.at passes first: at a schedule of the P, or when sysmon finds
-//     the P running a goroutine (retake). Then it wakes an idle P, for all
+//   - wake.at passes first: at a schedule of the P, when the guard below
+//     makes the goroutine the P's M runs yield, or when sysmon finds the
+//     P running a goroutine (retake). Then it wakes an idle P, for all
 //     three jobs. A compare-and-swap of wake.at decides between the P's M
 //     and sysmon, so that one of them wakes a P and counts it.
-//   - So while a P defers, its deferred goroutines, the timers of idle Ps
-//     and I/O wait at most until wake.at, or, if the P's M runs one
-//     goroutine all along, until sysmon's next look after it (sysmon
-//     sleeps 20 µs to 10 ms, and preempts a goroutine after 10 ms), where
-//     upstream would have a thread for them at once: a timer of an idle P
-//     may fire up to that long past its hard deadline.
-//   - wake.at is written by the P's M and read by sysmon: it is atomic.
-//     pass, now, slack and owed are the P's M's alone.
+//
+// The guard. A deferral bets that the goroutines it keeps are short, and
+// that the P's M soon looks for work again. When one of them runs long
+// (it spins, computes, or waits for the others to start), nothing else
+// would end the deferral but sysmon, which sleeps up to 10 ms between
+// looks, and meanwhile no M would watch the timers and I/O of the idle Ps
+// or start the goroutines behind it: Go's ParallelTimerLatency, whose
+// AfterFunc goroutines each spin until all have started, ran about 14x
+// later than with the heap on 16 Ps. So a deferral is guarded: at the end
+// of the pass (once check has dropped the timers lock) the P lowers
+// wake.at to the earliest hard deadline of the timers of every P (its own
+// included), and the M arms a one-shot kernel timer of its own for
+// wake.at (slackGuardArm: a POSIX timer on CLOCK_MONOTONIC whose signal,
+// the preemption signal, goes to the M's thread); an M that acquires a P
+// with a deferral arms its own (acquirep). If the deferral is still in
+// place when the signal comes, the handler asks the goroutine the M runs
+// to yield (slackSigPreempt), as sysmon's preemption would; the M's
+// schedule then finds wake.at passed and wakes an idle P, whose M starts
+// the goroutines left and runs the timers due. A deferral that ends first
+// disarms the timer: in the common case the guard costs two system calls
+// and no thread wakeup. So:
+//   - While a P defers, no timer of any P that existed at the end of the
+//     pass fires after its hard deadline for want of a wakeup, beyond the
+//     signal's and the preemption's latency; timers added later by other
+//     Ps get the wakeups upstream gives them (wakeNetPoller). Deferred
+//     goroutines start by wake.at, and I/O readiness waits at most until
+//     wake.at, that is, at most min(slack, maxWakeDefer) past the pass.
+//   - Where the guard cannot be armed (not Linux, asynchronous preemption
+//     off, timer_create failed) the P defers nothing: it wakes an idle P
+//     at the end of the pass, as upstream would have at each ready.
+//   - A goroutine that cannot be preempted (runtime code, a non-Go call)
+//     keeps the P until sysmon's retake wakes an idle P for it, as before;
+//     so does one in a system call when the signal comes (it yields when
+//     the call returns, or sysmon hands its P off), and the deferral of a
+//     P whose M changed after its time passed. The signal of a guard whose
+//     deferral another thread ended may still come, up to maxWakeDefer
+//     later: a system call it interrupts that the kernel does not restart
+//     (nanosleep, poll) returns EINTR, as it may for any preemption.
+//   - wake.at is written by the P's M and read by sysmon and by the
+//     signal handler on the P's M: it is atomic. pass, now, slack and owed
+//     are the P's M's alone, and so is the M's guard (m.slackGuard).
 
 package runtime
 
@@ -92,11 +128,6 @@ func (pp *p) slackPassStart(now int64) {
 	pp.wake.pass, pp.wake.now = true, now
 }
 
-// slackPassEnd marks the end of that pass.
-func (pp *p) slackPassEnd() {
-	pp.wake.pass = false
-}
-
 // slackFiring records the slack of t, about to fire on the P running the
 // caller: the wait its goroutine may be given. The caller holds t's lock
 // and has not re-armed t yet.
@@ -118,7 +149,7 @@ func (pp *p) slackDeferWake() bool {
 
 // slackDefer lowers pp.wake.at to the time the goroutine just made
 // runnable in a pass must have started by, counting a deferral if none
-// was in progress.
+// was in progress. The guard is armed at the end of the pass.
 func (pp *p) slackDefer() {
 	w := &pp.wake
 	at := w.now + min(w.slack, maxWakeDefer)
@@ -127,12 +158,93 @@ func (pp *p) slackDefer() {
 		if old != 0 && old <= at {
 			return
 		}
-		if w.at.CompareAndSwap(old, at) {
-			if old == 0 {
-				pp.timerStats.wakeDeferrals++
-			}
+		if old == 0 {
+			// A new deferral. It is counted before wake.at is published,
+			// so that any expiry of it, which a read of the metrics
+			// loads first, comes after the count (timemetrics.go). Only
+			// this M stores a wake.at other than 0, so no CAS is needed.
+			pp.timerStats.wakeDeferrals++
+			w.at.Store(at)
 			return
 		}
+		if w.at.CompareAndSwap(old, at) {
+			return
+		}
+	}
+}
+
+// slackPassEnd marks the end of that pass. check calls it with the timers
+// lock held, and slackPassGuard once it has dropped it.
+func (pp *p) slackPassEnd() {
+	pp.wake.pass = false
+}
+
+// slackPassGuard guards the deferral that a pass of check for pp began or
+// lowered (see "The guard" above). The caller is pp's M, holding no lock:
+// ending the deferral wakes a P, which takes sched.lock. The test is
+// inlined into check.
+func (pp *p) slackPassGuard() {
+	if at := pp.wake.at.Load(); at != 0 && at != getg().m.slackGuard.armed {
+		pp.slackGuardDeferral(getg().m, at, slackTimersDue(), nanotime())
+	}
+}
+
+// slackTimersDue returns the earliest hard deadline of the timers of every
+// P, or 0 if there is none: what the netpoller of an idle M would sleep
+// until (checkTimersNoP). A P whose wakeTime answers 1 is moving timers
+// from its wheel into its heap as we read (see wheelMinWhen); it is read
+// once more, after the move, and if it answers 1 again the deferral ends
+// at once. The caller holds a P, so allp does not change.
+func slackTimersDue() int64 {
+	due := int64(0)
+	for id, p2 := range allp {
+		if !timerpMask.read(uint32(id)) {
+			continue
+		}
+		w := p2.timers.wakeTime()
+		if w == 1 {
+			w = p2.timers.wakeTime()
+		}
+		if w != 0 && (due == 0 || w < due) {
+			due = w
+		}
+	}
+	return due
+}
+
+// slackGuardAcquired arms the guard of the M that has just acquired pp
+// (acquirep) for pp's deferral, if it has one that is not yet due: a P
+// handed to another M (handoffp, startlockedm, a stop of the world) keeps
+// its deferral, and the M that armed a guard for it no longer runs it. A
+// deferral already due is left to the M's next schedule (slackWakeCheck)
+// and to sysmon: acquirep may run with sched.lock held (procresize), where
+// no P may be woken. The test is inlined into acquirep.
+func (pp *p) slackGuardAcquired() {
+	if at := pp.wake.at.Load(); at != 0 {
+		pp.slackGuardAcquiredSlow(at)
+	}
+}
+
+func (pp *p) slackGuardAcquiredSlow(at int64) {
+	if mp := getg().m; at != mp.slackGuard.armed && at > nanotime() {
+		mp.slackGuardArm(at)
+	}
+}
+
+// slackGuardDeferral lowers pp's deferral, in force until at, to due, the
+// earliest hard deadline of any P's timers (0 for none), and arms mp's
+// guard for it; if the time has come by now, or the guard cannot be
+// armed, it ends the deferral at once with the wakeup of an idle P. The
+// caller is pp's M, mp.
+func (pp *p) slackGuardDeferral(mp *m, at, due, now int64) {
+	if due != 0 && due < at {
+		if !pp.wake.at.CompareAndSwap(at, due) {
+			return // sysmon ended it
+		}
+		at = due
+	}
+	if at <= now || !mp.slackGuardArm(at) {
+		pp.slackWakeExpire(at)
 	}
 }
 
@@ -173,6 +285,7 @@ func (pp *p) slackWakeDoneSlow() {
 	owed := pp.wake.owed
 	pp.wake.owed = false
 	pp.wake.at.Store(0)
+	getg().m.slackGuardDisarm()
 	if !sched.runq.empty() || owed && queuedElsewhere(pp) {
 		wakep()
 	}
@@ -190,10 +303,24 @@ func queuedElsewhere(pp *p) bool {
 }
 
 // slackWakeIdle ends the deferral of pp, which is going idle with an empty
-// queue (pidleput), without a wakeup. The caller owns pp.
+// queue (pidleput) or being destroyed ((*p).destroy), without a wakeup.
+// The caller owns pp. If the caller's M holds no P (it has just released
+// pp) or holds pp, it disarms its guard; an M holding another P (the one
+// that stops the world) keeps its own. The M that armed the guard for pp
+// may be another still (a P handed off in a syscall): its signal then
+// finds no deferral. The test is inlined into pidleput.
 func (pp *p) slackWakeIdle() {
+	if pp.wake.at.Load() != 0 || pp.wake.owed || getg().m.slackGuard.armed != 0 {
+		pp.slackWakeIdleSlow()
+	}
+}
+
+func (pp *p) slackWakeIdleSlow() {
 	pp.wake.owed = false
 	pp.wake.at.Store(0)
+	if mp := getg().m; mp.p == 0 || mp.p.ptr() == pp {
+		mp.slackGuardDisarm()
+	}
 }
 
 // slackWakeSysmon wakes an idle P if sysmon finds pp running a goroutine
@@ -212,6 +339,11 @@ func (pp *p) slackWakeSysmon(now int64) {
 // and startm's lock sees a running M. sysmon holds none, but pp's M was
 // running just now, and if it stops in between, it stops because it ran
 // out of work, so the M that wakep starts finds none either.
+//
+// The guard of pp's M is left as it is: at has passed, so its signal has
+// come or is about to, and the handler finds no deferral (or a later one,
+// whose time it checks); disarming it later costs no system call
+// (slackGuardDisarm). pp's M arms it again for its next deferral.
 func (pp *p) slackWakeExpire(at int64) {
 	if pp.wake.at.CompareAndSwap(at, 0) {
 		timerWakeDeferralsExpired.Add(1)

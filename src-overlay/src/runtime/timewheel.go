@@ -172,6 +172,13 @@ type timerWheel struct {
 	// slots[k][s][i] has wheelPos makeWheelPos(k, s, i).
 	slots [wheelLevels][wheelSlots][]*timer
 
+	// moves counts the moves of timers from the wheel into the heap: it
+	// is odd while one is under way, and even otherwise. Only the
+	// holder of the timers lock changes it, and wakeTime, which reads the
+	// bounds without that lock, loads it first and last, to learn whether
+	// a move came between its loads (see wheelMinWhen).
+	moves atomic.Uint32
+
 	// open is, with slack, the start of the earliest occupied slot, or 0
 	// if the wheel is empty. Timers are placed by when, so every live
 	// timer in the wheel has a when at or after it, except one that
@@ -292,16 +299,73 @@ func (ts *timers) wheelLen() int {
 	return ts.wheel.n
 }
 
-// wheelMinWhen returns the earlier of when (0 meaning none) and the wheel's
-// lower bound. wakeTime calls it last, after loading minWhenHeap: see wheelAdvance.
+// wheelMoves returns the count of moves from the wheel into the heap,
+// for wakeTime to pass to wheelMinWhen. wakeTime loads it first.
 //
 //go:nowritebarrierrec
-func (ts *timers) wheelMinWhen(when int64) int64 {
+func (ts *timers) wheelMoves() uint32 {
+	return ts.wheel.moves.Load()
+}
+
+// wheelMinWhen returns the earlier of when (0 meaning none), which wakeTime
+// computed from minWhenModified and minWhenHeap, and the wheel's bound;
+// or, if moves is no longer seq (or was odd), 1: a time already past.
+//
+// Wake-bound invariant: wakeTime, read with no lock, is never later than
+// the deadline of any timer that is in the set throughout the read, but
+// for a timer that modify moved earlier out of its slot and wheelFix has
+// yet to re-place, after an adjust cleared minWhenModified: wheelFix wakes
+// the netpoller for that one (see wheelFix). Each bound covers the timers
+// of its part of the set, and a timer moving between the heap and the
+// wheel leaves one part's bound and enters the other's. wakeTime loads the
+// heap's bound, then the wheel's. A move from the heap into the wheel
+// (wheelMoveMin) links the timer, lowering wheel.minWhen, before it
+// deletes it from the heap: a reader that loads the heap's bound after the
+// delete loads the wheel's after the link. A move from the wheel into the
+// heap (a cascade, wheelReplace) cannot be ordered so: it lowers
+// minWhenHeap and then raises wheel.minWhen, and a reader that loaded the
+// heap's bound before the move and the wheel's after it misses the moved
+// timers, as it does, in any order of loads, a timer cascaded, run and
+// re-armed into the wheel between two loads of one bound. So every move
+// from the wheel into the heap counts itself in moves, odd while it runs
+// (wheelMoveStart, wheelMoveEnd), and wakeTime loads moves before the
+// bounds and again after them: if such a move came between, it answers 1,
+// due at once, and its caller's check locks the set and reads it exactly.
+// Moves within the wheel (a cascade to a lower level) and removals (a
+// Stop, the sweep of zombies) need no count: the first never raises the
+// wheel's bound above a timer still in a slot, and a removed timer is no
+// longer in the set.
+//
+//go:nowritebarrierrec
+func (ts *timers) wheelMinWhen(when int64, seq uint32) int64 {
+	return ts.wheelSettled(ts.wheelBound(when), seq)
+}
+
+// wheelBound returns the earlier of when (0 meaning none) and wheel.minWhen.
+//
+//go:nowritebarrierrec
+func (ts *timers) wheelBound(when int64) int64 {
 	if w := ts.wheel.minWhen.Load(); w != 0 && (when == 0 || w < when) {
 		return w
 	}
 	return when
 }
+
+// wheelSettled returns when if no move from the wheel into the heap ran
+// since moves was seq, else 1. See wheelMinWhen.
+//
+//go:nowritebarrierrec
+func (ts *timers) wheelSettled(when int64, seq uint32) int64 {
+	if seq&1 != 0 || ts.wheel.moves.Load() != seq {
+		return 1
+	}
+	return when
+}
+
+// wheelMoveStart and wheelMoveEnd bracket a move of timers from the wheel
+// into the heap (see wheelMinWhen). The caller holds ts's lock.
+func (ts *timers) wheelMoveStart() { ts.wheel.moves.Add(1) }
+func (ts *timers) wheelMoveEnd()   { ts.wheel.moves.Add(1) }
 
 // wheelAdd puts t, which addHeap has just given to ts, into the wheel if it
 // belongs there and its slot is not full, and reports whether it did. A
@@ -392,7 +456,8 @@ func (ts *timers) wheelHeapEmptied() {
 
 // wheelRaiseMin sets minWhen to wakeBound after timers left the wheel.
 // Raising it is safe only once those timers are gone or in the heap with
-// minWhenHeap updated: wakeTime loads minWhenHeap before wheel.minWhen.
+// minWhenHeap updated, and, for a move to the heap, before the move's
+// wheelMoveEnd: see the wake-bound invariant at wheelMinWhen.
 //
 // If they left the set empty, it also clears minWhenModified: a wheel
 // timer reset later (which sets the bound) and then stopped is gone at
@@ -595,9 +660,11 @@ func (ts *timers) wheelReplace(t *timer) (deadline int64, earlier bool) {
 	t.lock()
 	if t.ts == ts && t.wheeled() && t.state&(timerZombie|timerModified) != 0 {
 		wake := ts.wakeTime()
+		ts.wheelMoveStart()
 		ts.wheelUnlink(t)
 		ts.wheelPlace(t)
 		ts.wheelRaiseMin()
+		ts.wheelMoveEnd()
 		deadline = t.deadline()
 		earlier = t.state&timerHeaped != 0 && (wake == 0 || deadline < wake)
 	}
@@ -614,8 +681,9 @@ func (ts *timers) wheelReplace(t *timer) (deadline int64, earlier bool) {
 // and its slot is not full, and reports whether it did. The caller holds
 // ts's and t's locks.
 func (ts *timers) wheelMoveMin(t *timer) bool {
-	// Link first, then delete from the heap: wakeTime loads minWhenHeap
-	// before wheel.minWhen, so it sees t in at least one of them.
+	// Link first, then delete from the heap: a reader that loads the
+	// heap's bound after the delete loads the wheel's after the link, so
+	// this move needs no count (see wheelMinWhen).
 	if !ts.wheelAdd(t) {
 		return false
 	}
@@ -628,16 +696,9 @@ func (ts *timers) wheelMoveMin(t *timer) bool {
 // or before now, so that afterwards every timer with when <= now is in the
 // heap and wheel.minWhen > now. The caller holds ts's lock.
 //
-// wakeTime must stay a lower bound on every timer while timers move from the
-// wheel to the heap. It loads minWhenHeap before wheel.minWhen, so we
-//
-//  1. lower minWhenHeap to wakeTime (locking in the wheel's bound),
-//  2. cascade, moving timers into the heap,
-//  3. set minWhenHeap to the heap's exact minimum,
-//  4. set wheel.minWhen to the new wake bound.
-//
-// A reader that sees the new wheel.minWhen of step 4 then sees the heap of
-// step 3; one that sees the old wheel.minWhen has a bound on the moved timers.
+// The cascade counts itself as one move (see the wake-bound invariant at
+// wheelMinWhen), from before the first slot to after wheel.minWhen is
+// raised to the new wake bound.
 func (ts *timers) wheelAdvance(now int64) {
 	w := &ts.wheel
 	moved := false
@@ -651,7 +712,7 @@ func (ts *timers) wheelAdvance(now int64) {
 			break
 		}
 		if !moved {
-			ts.minWhenHeap.Store(ts.wakeTime())
+			ts.wheelMoveStart()
 			moved = true
 		}
 		w.cursor = start
@@ -661,6 +722,7 @@ func (ts *timers) wheelAdvance(now int64) {
 	if moved {
 		ts.updateMinWhenHeap()
 		ts.wheelRaiseMin()
+		ts.wheelMoveEnd()
 	}
 	if verifyWheel {
 		ts.wheelVerify()
@@ -689,9 +751,10 @@ func (ts *timers) wheelCascade(level, s int) {
 }
 
 // wheelNext returns the earlier of pollUntil (0 meaning none) and the
-// wheel's next slot, for check. After wheelAdvance(now) it is after now.
+// wheel's bound, for check. After wheelAdvance(now) the bound is after now.
+// The caller holds ts's lock.
 func (ts *timers) wheelNext(pollUntil int64) int64 {
-	return ts.wheelMinWhen(pollUntil)
+	return ts.wheelBound(pollUntil)
 }
 
 // wheelSweep removes the zombies from ts's wheel: channel timers that

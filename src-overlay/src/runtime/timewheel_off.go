@@ -15,7 +15,8 @@ type timerWheelPos struct{}
 type timerWheel struct{}
 
 func (ts *timers) wheelLen() int                                  { return 0 }
-func (ts *timers) wheelMinWhen(when int64) int64                  { return when }
+func (ts *timers) wheelMoves() uint32                             { return 0 }
+func (ts *timers) wheelMinWhen(when int64, seq uint32) int64      { return when }
 func (ts *timers) wheelOpen() int64                               { return 0 }
 func (ts *timers) wheelNext(pollUntil int64) int64                { return pollUntil }
 func (ts *timers) wheelAdd(t *timer) bool                         { return false }

@@ -7,6 +7,7 @@
 package runtime_test
 
 import (
+	"internal/goexperiment"
 	"internal/race"
 	"math/rand/v2"
 	. "runtime"
@@ -22,6 +23,9 @@ import (
 // wheel timer costs that plus its 8-byte entry in a slot's array, where a
 // heap timer costs that plus its 16-byte heap entry.
 func TestTimerWheelSize(t *testing.T) {
+	if goexperiment.StaticLockRanking {
+		t.Skip("lock ranking adds the lock's rank to the timer's mutex")
+	}
 	if size := unsafe.Sizeof(TimeTimer{}); size > 112 {
 		t.Errorf("time.Timer in the runtime takes %d bytes, want <= 112", size)
 	}
@@ -369,5 +373,69 @@ func TestTimerWheelInPlaceRacingAdjust(t *testing.T) {
 	}
 	if fired := m.Check(when); len(fired) != 1 || fired[0] != (TimerFiring{ID: 0}) {
 		t.Errorf("a check at timer 0's when fired %v, want timer 0 on time", fired)
+	}
+}
+
+// TestTimerWheelWakeTimeRacingMove checks that wakeTime bounds every timer
+// while its owner moves timers between the heap and the wheel between the
+// reader's loads: a cascade (wheelAdvance) and the re-placement of a timer
+// moved earlier (wheelReplace, here with minWhenModified cleared, as by an
+// adjust that ran between the modify and the fix) move a timer into the
+// heap after the reader loaded the heap's bound, and raise the wheel's
+// before the reader loads it; a periodic timer cascaded into the heap
+// before the reader loads the wheel's bound and run and re-armed into the
+// wheel after it leaves both loads behind. With the heap empty before the
+// moves, a reader that missed them found no timer at all, and a P would
+// sleep in netpoll past the timer. With no move, the read is wakeTime's.
+func TestTimerWheelWakeTimeRacingMove(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	const tick = int64(1) << TimerWheelTickShift
+	const now = int64(1) << 40 // the cursor's tick starts here
+	const hour = int64(time.Hour)
+	cascadeAt := now + 5*tick + tick/2
+	for _, c := range []struct {
+		name          string
+		first, period int64 // the timer is armed for first, every period
+		when          int64 // its earliest deadline while the read runs
+		op1, op2      func(m *TimerModel)
+	}{
+		// The clock reaches the timer's tick: the slot cascades into
+		// the heap; the timer is not due yet.
+		{"cascade", cascadeAt, 0, cascadeAt, func(m *TimerModel) { m.Advance(cascadeAt - 1) }, nil},
+		// The timer, an hour away, is moved earlier into the cursor's
+		// tick, the heap's.
+		{"replace", now + hour, 0, now + tick/2, func(m *TimerModel) { m.FixEarlier(0, now+tick/2, 0) }, nil},
+		// A Ticker's tick cascades into the heap, then runs, and the
+		// Ticker, re-armed an hour later, goes back into the wheel.
+		{"cascade, run, re-arm", cascadeAt, hour, cascadeAt,
+			func(m *TimerModel) { m.Advance(cascadeAt - 1) },
+			func(m *TimerModel) {
+				if fired := m.Check(cascadeAt); len(fired) != 1 {
+					t.Fatalf("the Ticker's check fired %v", fired)
+				}
+			}},
+		{"no move", cascadeAt, 0, cascadeAt, nil, nil},
+	} {
+		m := NewTimerModel(1)
+		m.Advance(now)
+		m.Reset(0, c.first, c.period, now)
+		if _, wheel := m.Len(); wheel != 1 {
+			t.Fatalf("%s: %d timers in the wheel, want 1", c.name, wheel)
+		}
+		wrap := func(op func(*TimerModel)) func() {
+			if op == nil {
+				return nil
+			}
+			return func() { op(m) }
+		}
+		before := m.WakeTime()
+		wt := m.WakeTimeAround(wrap(c.op1), wrap(c.op2))
+		if wt == 0 || wt > c.when {
+			t.Errorf("%s: wakeTime read across the moves is %d, want a bound at or before the timer's deadline %d", c.name, wt, c.when)
+		}
+		if c.op1 == nil && wt != before {
+			t.Errorf("%s: the stepwise read gives %d, wakeTime %d", c.name, wt, before)
+		}
+		m.Verify()
 	}
 }
