@@ -174,9 +174,13 @@ func TestETAUsesMeanOfKind(t *testing.T) {
 		t.Errorf("eta with no timings = %q", got)
 	}
 	tm.add(Build, 10*time.Second)
-	tm.add(Run, 2*time.Second)
-	// A profile cell has no timing of its own kind: it counts at the mean of all, 6s.
-	if got := tm.eta([]Cell{{Kind: Build}, {Kind: Run}, {Kind: Profile}}); got != ", about 18s to go" {
-		t.Errorf("eta = %q, want 18s", got)
+	for range 3 {
+		tm.add(Run, 2*time.Second)
+	}
+	// The means of the kinds (10s, 2s) differ from the mean of all cells (16s / 4 = 4s): a build and
+	// a run take 12s, where the mean of all would say 8s. A profile cell has no timing of its own
+	// kind: it counts at the mean of all, 4s, where the mean of the runs would say 2s and none 0s.
+	if got := tm.eta([]Cell{{Kind: Build}, {Kind: Run}, {Kind: Profile}}); got != ", about 16s to go" {
+		t.Errorf("eta = %q, want 16s (10s + 2s + 4s)", got)
 	}
 }
