@@ -1,0 +1,146 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden from the reports rendered now")
+
+// TestGolden renders each recorded results directory of testdata and compares the whole report,
+// and the data of every chart, with testdata/golden, as benchstat's tests do: a change of layout,
+// order, figure or note shows as a diff. After a change meant to alter the report, rerun with
+// -update and read the diff of testdata/golden before committing it.
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name, dir, xbench string
+	}{
+		{"results", "testdata/results", ""},
+		{"slack", "testdata/slack", ""},
+		{"floor", "testdata/floor", ""},
+		{"xbench", "testdata/xbench", ""},
+		{"results-with-xbench", "testdata/results", "testdata/xbench"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Load(tc.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.xbench != "" {
+				if err := r.LoadXBench(tc.xbench); err != nil {
+					t.Fatal(err)
+				}
+			}
+			docs := t.TempDir()
+			if err := r.Write(docs); err != nil {
+				t.Fatal(err)
+			}
+			md, err := os.ReadFile(filepath.Join(docs, "results.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".md", md)
+			golden(t, tc.name+".charts.txt", dumpCharts(r.charts()))
+		})
+	}
+}
+
+// dumpCharts writes what each chart shows, empty ones included: its file, title, axes, series and
+// points, and note.
+func dumpCharts(charts []savedChart) []byte {
+	var b bytes.Buffer
+	for _, c := range charts {
+		ch := c.Chart
+		fmt.Fprintf(&b, "== %s\ntitle: %s\nx: %s (log %v)\ny: %s (log %v)\nlegend: left %v, bottom %v\n",
+			c.File, ch.Title, ch.X, ch.LogX, ch.Y, ch.LogY, ch.LegendLeft, ch.LegendBottom)
+		for _, s := range ch.Series {
+			fmt.Fprintf(&b, "series %s:", s.Name)
+			for _, p := range s.Points {
+				fmt.Fprintf(&b, " (%.6g, %.6g)", p.X, p.Y)
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "note: %s\n\n", c.Note)
+	}
+	return b.Bytes()
+}
+
+// golden compares got with testdata/golden/name, or rewrites that file with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestGolden -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the rendering now:\n%s", path, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff shows the first lines where want and got differ, with a few lines of context.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	i := 0
+	for i < len(w) && i < len(g) && w[i] == g[i] {
+		i++
+	}
+	var b strings.Builder
+	for j := max(0, i-2); j < i; j++ {
+		fmt.Fprintf(&b, "  %s\n", w[j])
+	}
+	for j := i; j < min(len(w), i+4); j++ {
+		fmt.Fprintf(&b, "- %s\n", w[j])
+	}
+	for j := i; j < min(len(g), i+4); j++ {
+		fmt.Fprintf(&b, "+ %s\n", g[j])
+	}
+	return fmt.Sprintf("at line %d:\n%s", i+1, b.String())
+}
+
+// TestSampleNotes checks the notes on what few samples allow, at each side of their bounds: below 4
+// samples per variant no difference can reach p < 0.05, below 6 no 95% confidence interval of a
+// median can be computed; in the go test sets' tables and in the section of golang.org/x/benchmarks.
+func TestSampleNotes(t *testing.T) {
+	const noP, noCI = "no difference can reach p < 0.05", "confidence interval of a median cannot be computed"
+	for _, tc := range []struct {
+		dir   string
+		write func(*Report, *bytes.Buffer)
+	}{
+		{"testdata/results", (*Report).writeTables},
+		{"testdata/xbench", (*Report).writeXBench},
+	} {
+		for _, n := range []int{2, 3, 4, 5, 6, 7} {
+			r, err := Load(tc.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Spec.Rounds, r.Spec.Count = n, 1
+			var b bytes.Buffer
+			tc.write(r, &b)
+			if got := strings.Contains(b.String(), noP); got != (n < 4) {
+				t.Errorf("%s, %d samples: says %q: %v, want %v", tc.dir, n, noP, got, n < 4)
+			}
+			if got := strings.Contains(b.String(), noCI); got != (n < 6) {
+				t.Errorf("%s, %d samples: says %q: %v, want %v", tc.dir, n, noCI, got, n < 6)
+			}
+			if want := fmt.Sprintf("With %d samples per variant", n); n < 6 && !strings.Contains(b.String(), want) {
+				t.Errorf("%s, %d samples: the note does not say %q", tc.dir, n, want)
+			}
+		}
+	}
+}
