@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
-	"slices"
+	"reflect"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -18,47 +19,66 @@ var infos = []toolchain.Info{
 	{Variant: "slack", GOROOT: "/b/toolchains/slack", GOEXPERIMENT: "timerslack", GODEBUG: "timerslack=50us"},
 }
 
-func TestBent(t *testing.T) {
-	data, err := Bent(infos, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct{ Configurations []BentConfig }
+// decode reads a generated file as the tools do, by their own key names, not through the structs
+// that wrote it: a document of tables and arrays of strings.
+func decode(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	var doc map[string]any
 	if _, err := toml.Decode(string(data), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if len(doc.Configurations) != 2 {
-		t.Fatalf("%d configurations\n%s", len(doc.Configurations), data)
-	}
-	c := doc.Configurations[1]
-	if c.Name != "slack" || c.Root != "/b/toolchains/slack/" ||
-		!slices.Contains(c.GcEnv, "GOTOOLCHAIN=local") || !slices.Contains(c.GcEnv, "GOEXPERIMENT=timerslack") ||
-		!slices.Contains(c.RunEnv, "GODEBUG=timerslack=50us") || !slices.Equal(c.RunWrap, []string{"cpuprofile"}) {
-		t.Errorf("slack configuration %+v", c)
+	return doc
+}
+
+// TestBent checks bent's configurations, key by key as bent reads them: the GOROOT with a trailing
+// slash, the toolchain pinned and its GOEXPERIMENT in the build's and the runs' environments, the
+// variant's GODEBUG in the runs' alone, and the profiling wrapper only when asked for.
+func TestBent(t *testing.T) {
+	heap := map[string]any{"Name": "heap", "Root": "/b/toolchains/heap/",
+		"GcEnv":  []any{"GOTOOLCHAIN=local", "GOEXPERIMENT="},
+		"RunEnv": []any{"GOTOOLCHAIN=local", "GOEXPERIMENT="}}
+	slack := map[string]any{"Name": "slack", "Root": "/b/toolchains/slack/",
+		"GcEnv":  []any{"GOTOOLCHAIN=local", "GOEXPERIMENT=timerslack"},
+		"RunEnv": []any{"GOTOOLCHAIN=local", "GOEXPERIMENT=timerslack", "GODEBUG=timerslack=50us"}}
+	for _, profile := range []bool{false, true} {
+		data, err := Bent(infos, profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []map[string]any{maps.Clone(heap), maps.Clone(slack)}
+		if profile {
+			for _, c := range want {
+				c["RunWrapper"] = []any{"cpuprofile"}
+			}
+		}
+		if got := decode(t, data); !reflect.DeepEqual(got, map[string]any{"Configurations": want}) {
+			t.Errorf("profile %v: bent configurations\n%s\nwant %v", profile, data, want)
+		}
 	}
 }
 
+// TestSweet checks sweet's configurations as TestBent checks bent's, by sweet's key names.
 func TestSweet(t *testing.T) {
-	data, err := Sweet(infos, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Config []SweetConfig `toml:"config"`
-	}
-	if _, err := toml.Decode(string(data), &doc); err != nil {
-		t.Fatalf("%v\n%s", err, data)
-	}
-	if len(doc.Config) != 2 {
-		t.Fatalf("%d configs\n%s", len(doc.Config), data)
-	}
-	for _, c := range doc.Config {
-		if !slices.Contains(c.EnvBuild, "GOTOOLCHAIN=local") || !slices.Contains(c.EnvExec, "GOTOOLCHAIN=local") {
-			t.Errorf("%s does not pin GOTOOLCHAIN=local: %+v", c.Name, c)
+	heap := map[string]any{"name": "heap", "goroot": "/b/toolchains/heap",
+		"envbuild": []any{"GOTOOLCHAIN=local", "GOEXPERIMENT="},
+		"envexec":  []any{"GOTOOLCHAIN=local", "GOEXPERIMENT="}}
+	slack := map[string]any{"name": "slack", "goroot": "/b/toolchains/slack",
+		"envbuild": []any{"GOTOOLCHAIN=local", "GOEXPERIMENT=timerslack"},
+		"envexec":  []any{"GOTOOLCHAIN=local", "GOEXPERIMENT=timerslack", "GODEBUG=timerslack=50us"}}
+	for _, profile := range []bool{false, true} {
+		data, err := Sweet(infos, profile)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if doc.Config[0].GOROOT != "/b/toolchains/heap" || !slices.Equal(doc.Config[0].Diagnostics, []string{"cpuprofile"}) {
-		t.Errorf("heap config %+v", doc.Config[0])
+		want := []map[string]any{maps.Clone(heap), maps.Clone(slack)}
+		if profile {
+			for _, c := range want {
+				c["diagnostics"] = []any{"cpuprofile"}
+			}
+		}
+		if got := decode(t, data); !reflect.DeepEqual(got, map[string]any{"config": want}) {
+			t.Errorf("profile %v: sweet configurations\n%s\nwant %v", profile, data, want)
+		}
 	}
 }
 
