@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"timerlab/internal/atomicfile"
 	"timerlab/internal/instr"
 	"timerlab/internal/lab"
-	"timerlab/internal/matrix"
 	"timerlab/internal/results"
 	"timerlab/internal/stats"
 	"timerlab/internal/toolchain"
@@ -209,7 +209,7 @@ func (r *instrRun) write(out string, res [][]instr.Result) error {
 		if err := instr.WriteResults(&buf, res[i]); err != nil {
 			return err
 		}
-		if err := matrix.WriteFile(r.path(out, b.Variant), buf.Bytes()); err != nil {
+		if err := atomicfile.WriteFile(r.path(out, b.Variant), buf.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -245,5 +245,5 @@ func (r *instrRun) report(out string) error {
 		t.WriteMarkdown(&md)
 	}
 	fmt.Print(md.String())
-	return matrix.WriteFile(filepath.Join(out, "instr.md"), md.Bytes())
+	return atomicfile.WriteFile(filepath.Join(out, "instr.md"), md.Bytes())
 }

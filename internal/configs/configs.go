@@ -9,7 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"timerlab/internal/matrix"
+	"timerlab/internal/atomicfile"
 	"timerlab/internal/toolchain"
 )
 
@@ -102,7 +102,7 @@ func Write(dir string, tcs []toolchain.Info, profile bool) ([]string, error) {
 			return nil, err
 		}
 		path := filepath.Join(dir, f.name)
-		if err := matrix.WriteFile(path, data); err != nil {
+		if err := atomicfile.WriteFile(path, data); err != nil {
 			return nil, err
 		}
 		paths = append(paths, path)

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"timerlab/internal/atomicfile"
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
 	"timerlab/internal/suite"
@@ -193,7 +194,7 @@ func StageGOROOT(dir, goroot string) error {
 	if err != nil {
 		return err
 	}
-	return matrix.WriteFile(filepath.Join(dir, stdRoot, filepath.FromSlash(zoneinfo)), data)
+	return atomicfile.WriteFile(filepath.Join(dir, stdRoot, filepath.FromSlash(zoneinfo)), data)
 }
 
 // runBinary runs cmd and returns its combined output; a failure's error holds its tail.

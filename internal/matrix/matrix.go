@@ -1,8 +1,8 @@
 // Package matrix plans and runs the experiment matrix: variants × benchmark sets × rounds.
 //
 // Every cell writes exactly one file under the results directory. A cell is done if and only if
-// its file exists: executors write to Partial(path) and the runner renames that to the final path
-// only after the executor succeeded, so a file is never half-written and an interrupted run
+// its file exists: executors write to atomicfile.Partial(path) and the runner renames that to the
+// final path only after the executor succeeded, so a file is never half-written and an interrupted run
 // resumes where it stopped.
 package matrix
 
@@ -46,11 +46,6 @@ func (c Cell) Path() string {
 	default:
 		return filepath.Join("profiles", c.Variant, c.Set+".pb.gz")
 	}
-}
-
-// Partial is where a cell's output is written until the cell is done.
-func Partial(path string) string {
-	return path + ".partial"
 }
 
 func (c Cell) String() string {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"timerlab/internal/atomicfile"
 )
 
 // recorder is an Executor that writes the cell's name and remembers what it ran.
@@ -77,7 +79,7 @@ func TestResumeKeepsDoneCellsAndRedoesPartialOnes(t *testing.T) {
 	cells := testSpec().Cells()
 	done, half := cells[0], cells[1]
 	write(t, filepath.Join(dir, done.Path()), "kept")
-	write(t, Partial(filepath.Join(dir, half.Path())), "half-written")
+	write(t, atomicfile.Partial(filepath.Join(dir, half.Path())), "half-written")
 
 	rec := &recorder{}
 	if err := (&Runner{Dir: dir, Exec: rec}).Run(context.Background(), cells); err != nil {
@@ -97,7 +99,7 @@ func TestResumeKeepsDoneCellsAndRedoesPartialOnes(t *testing.T) {
 	if got := read(t, filepath.Join(dir, half.Path())); got != half.String() {
 		t.Errorf("half-written cell output = %q, want it redone", got)
 	}
-	if _, err := os.Stat(Partial(filepath.Join(dir, half.Path()))); err == nil {
+	if _, err := os.Stat(atomicfile.Partial(filepath.Join(dir, half.Path()))); err == nil {
 		t.Error("partial file left behind")
 	}
 }
@@ -111,7 +113,7 @@ func TestFailedCellIsNotDone(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), bad.String()) {
 		t.Fatalf("Run error = %v, want one naming %s", err, bad)
 	}
-	for _, p := range []string{bad.Path(), Partial(bad.Path())} {
+	for _, p := range []string{bad.Path(), atomicfile.Partial(bad.Path())} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
 			t.Errorf("failed cell left %s", p)
 		}

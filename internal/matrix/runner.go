@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"time"
+
+	"timerlab/internal/atomicfile"
 )
 
 // Executor does the work of one cell, writing its output to the file out (which does not exist
@@ -94,7 +96,7 @@ func (r *Runner) pending(cells []Cell) []Cell {
 // execute runs one cell into its partial file and renames that into place on success.
 func (r *Runner) execute(ctx context.Context, c Cell) error {
 	final := filepath.Join(r.Dir, c.Path())
-	partial := Partial(final)
+	partial := atomicfile.Partial(final)
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return err
 	}
@@ -124,7 +126,7 @@ func Claim(dir string, spec Spec) error {
 	path := filepath.Join(dir, specFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return writeJSON(path, spec)
+		return atomicfile.WriteJSON(path, spec)
 	}
 	if err != nil {
 		return err
@@ -147,25 +149,4 @@ func ReadSpec(dir string) (Spec, error) {
 		return spec, fmt.Errorf("%s is not a results directory: %w", dir, err)
 	}
 	return spec, json.Unmarshal(data, &spec)
-}
-
-// writeJSON writes v to path through a partial file, so path is complete or absent.
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return WriteFile(path, append(data, '\n'))
-}
-
-// WriteFile writes data to path through a partial file renamed into place.
-func WriteFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	partial := Partial(path)
-	if err := os.WriteFile(partial, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(partial, path)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"timerlab/internal/atomicfile"
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
 	"timerlab/internal/plots"
@@ -162,7 +163,7 @@ func (r *Report) Write(docsDir string) error {
 			return err
 		}
 	}
-	return matrix.WriteFile(filepath.Join(docsDir, "results.md"), b.Bytes())
+	return atomicfile.WriteFile(filepath.Join(docsDir, "results.md"), b.Bytes())
 }
 
 // removeSVGs empties the chart directory of charts; it holds nothing but generated files.

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"timerlab/internal/matrix"
+	"timerlab/internal/atomicfile"
 	"timerlab/internal/toolchain"
 )
 
@@ -104,7 +104,7 @@ const (
 
 // WriteEnv records env in dir.
 func WriteEnv(dir string, env Env) error {
-	return writeJSON(filepath.Join(dir, envFile), env)
+	return atomicfile.WriteJSON(filepath.Join(dir, envFile), env)
 }
 
 // ReadEnv returns the environment recorded in dir.
@@ -115,21 +115,13 @@ func ReadEnv(dir string) (Env, error) {
 
 // WriteBuild records in dir what its test binaries were built from, for runs on another machine.
 func WriteBuild(dir string, b Build) error {
-	return writeJSON(filepath.Join(dir, buildFile), b)
+	return atomicfile.WriteJSON(filepath.Join(dir, buildFile), b)
 }
 
 // ReadBuild returns what WriteBuild recorded in dir.
 func ReadBuild(dir string) (Build, error) {
 	var b Build
 	return b, readJSON(filepath.Join(dir, buildFile), &b)
-}
-
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return matrix.WriteFile(path, append(data, '\n'))
 }
 
 func readJSON(path string, v any) error {

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"timerlab/internal/atomicfile"
 	"timerlab/internal/matrix"
 )
 
@@ -42,7 +43,7 @@ func Assemble(dir string, spec matrix.Spec, env Env, variant string) (int, error
 		b.Write(data)
 		n++
 	}
-	return n, matrix.WriteFile(filepath.Join(dir, RawPath(variant)), b.Bytes())
+	return n, atomicfile.WriteFile(filepath.Join(dir, RawPath(variant)), b.Bytes())
 }
 
 // Read parses Go benchmark output from files. Malformed benchmark lines are skipped; each one

@@ -19,6 +19,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"timerlab/internal/atomicfile"
 	"timerlab/internal/configs"
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
@@ -109,7 +110,7 @@ func (x *Executor) sweet(ctx context.Context, set suite.Set, c matrix.Cell, info
 		return err
 	}
 	configFile, results := filepath.Join(root, configName(info.Variant, c.Kind == matrix.Profile)), filepath.Join(cell, "results")
-	if err := matrix.WriteFile(configFile, config); err != nil {
+	if err := atomicfile.WriteFile(configFile, config); err != nil {
 		return err
 	}
 	args := []string{"run", "-count", strconv.Itoa(x.count(c)), "-bench-dir", x.Tools.SweetBenchDir(),
@@ -233,7 +234,7 @@ func (x *Executor) bent(ctx context.Context, set suite.Set, c matrix.Cell, tc *t
 	if err != nil {
 		return err
 	}
-	if err := matrix.WriteFile(benchFile, list); err != nil {
+	if err := atomicfile.WriteFile(benchFile, list); err != nil {
 		return err
 	}
 	profile := c.Kind == matrix.Profile
@@ -242,7 +243,7 @@ func (x *Executor) bent(ctx context.Context, set suite.Set, c matrix.Cell, tc *t
 		return err
 	}
 	configFile := filepath.Join(dir, configName(info.Variant, profile))
-	if err := matrix.WriteFile(configFile, config); err != nil {
+	if err := atomicfile.WriteFile(configFile, config); err != nil {
 		return err
 	}
 	if err := clearBentOutput(dir, info.Variant); err != nil {

@@ -14,8 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"timerlab/internal/atomicfile"
 	"timerlab/internal/lab"
-	"timerlab/internal/matrix"
 )
 
 // The environment variables that name local checkouts, for machines whose module proxy refuses
@@ -215,7 +215,7 @@ func Install(ctx context.Context, l lab.Layout, log io.Writer) (*Tools, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := matrix.WriteFile(filepath.Join(dir, toolsFile), append(data, '\n')); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, toolsFile), append(data, '\n')); err != nil {
 		return nil, err
 	}
 	if err := t.check(ctx); err != nil {
@@ -390,7 +390,7 @@ func Record(dir string, tools *Tools, write bool) error {
 		if err != nil {
 			return err
 		}
-		return matrix.WriteFile(filepath.Join(dir, recordFile), append(data, '\n'))
+		return atomicfile.WriteFile(filepath.Join(dir, recordFile), append(data, '\n'))
 	}
 	if err != nil {
 		return err
