@@ -565,7 +565,7 @@ func reportCmd(_ context.Context, args []string) error {
 		*dir = defaultResults(l, false)
 	}
 	if *docs == "" {
-		*docs = filepath.Join(l.Root, "docs")
+		*docs = l.Docs()
 	}
 	r, err := report.Load(*dir)
 	if err != nil {
@@ -584,7 +584,7 @@ func reportCmd(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "timerlab: wrote %s\n", filepath.Join(*docs, "results.md"))
+	fmt.Fprintf(os.Stderr, "timerlab: wrote %s\n", filepath.Join(*docs, lab.ReportFile))
 	return nil
 }
 

@@ -63,6 +63,18 @@ func NewLayout(root string) Layout {
 	}
 }
 
+// The report timerlab report renders, in a docs directory (by default the checkout's docs/): the
+// page, and the directory of its charts (SVG), which holds nothing else.
+const (
+	ReportFile = "results.md"
+	ChartDir   = "results"
+)
+
+// Docs is the checkout's docs directory, where timerlab report writes by default.
+func (l Layout) Docs() string {
+	return filepath.Join(l.Root, "docs")
+}
+
 // ToolchainDir is the GOROOT that scripts/build-toolchain.sh writes for variant name.
 func (l Layout) ToolchainDir(name string) string {
 	return filepath.Join(l.Build, "toolchains", name)

@@ -19,9 +19,6 @@ import (
 	"timerlab/internal/suite"
 )
 
-// SVGDir is the directory, relative to the report's directory, that holds its charts.
-const SVGDir = "results"
-
 // Report is everything read from one results directory.
 type Report struct {
 	Dir      string // the results directory
@@ -136,7 +133,8 @@ func (r *Report) hasResult(pkg, bench, variant string) bool {
 	return false
 }
 
-// Write renders the report as docsDir/results.md and its charts as docsDir/results/*.svg,
+// Write renders the report as docsDir/results.md (lab.ReportFile) and its charts as
+// docsDir/results/*.svg (lab.ChartDir),
 // replacing the SVGs of an earlier report. Everything is rendered into a temporary directory
 // first, so a report that fails leaves the earlier one as it was.
 func (r *Report) Write(docsDir string) error {
@@ -154,7 +152,7 @@ func (r *Report) Write(docsDir string) error {
 	}
 	var b bytes.Buffer
 	r.writeMarkdown(&b, charts)
-	svgDir := filepath.Join(docsDir, SVGDir)
+	svgDir := filepath.Join(docsDir, lab.ChartDir)
 	if err := removeSVGs(svgDir); err != nil {
 		return err
 	}
@@ -163,7 +161,7 @@ func (r *Report) Write(docsDir string) error {
 			return err
 		}
 	}
-	return atomicfile.WriteFile(filepath.Join(docsDir, "results.md"), b.Bytes())
+	return atomicfile.WriteFile(filepath.Join(docsDir, lab.ReportFile), b.Bytes())
 }
 
 // removeSVGs empties the chart directory of charts; it holds nothing but generated files.
@@ -255,7 +253,7 @@ func writeCharts(b *bytes.Buffer, charts []savedChart) {
 		b.WriteString("No chart: the results hold none of the charted benchmarks.\n\n")
 	}
 	for _, c := range charts {
-		fmt.Fprintf(b, "### %s\n\n![%s](%s/%s)\n\n", c.Chart.Title, c.Chart.Title, SVGDir, c.File)
+		fmt.Fprintf(b, "### %s\n\n![%s](%s/%s)\n\n", c.Chart.Title, c.Chart.Title, lab.ChartDir, c.File)
 		if c.Note != "" {
 			b.WriteString(c.Note + "\n\n")
 		}

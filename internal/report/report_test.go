@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"timerlab/internal/lab"
 	"timerlab/internal/report"
 	"timerlab/internal/verify"
 )
@@ -20,7 +21,7 @@ func TestReportFromRecordedResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs := t.TempDir()
-	stale := filepath.Join(docs, report.SVGDir, "stale.svg")
+	stale := filepath.Join(docs, lab.ChartDir, "stale.svg")
 	os.MkdirAll(filepath.Dir(stale), 0o755)
 	os.WriteFile(stale, []byte("<svg"), 0o644)
 	if err := r.Write(docs); err != nil {
@@ -52,7 +53,7 @@ func TestReportFromRecordedResults(t *testing.T) {
 	if _, err := os.Stat(stale); err == nil {
 		t.Error("stale chart kept")
 	}
-	svgs, _ := filepath.Glob(filepath.Join(docs, report.SVGDir, "*.svg"))
+	svgs, _ := filepath.Glob(filepath.Join(docs, lab.ChartDir, "*.svg"))
 	if len(svgs) < 3 {
 		t.Errorf("%d charts, want at least cost vs N and two lateness CDFs", len(svgs))
 	}
@@ -158,7 +159,7 @@ func TestWriteFailureKeepsEarlierReport(t *testing.T) {
 	}
 	docs := t.TempDir()
 	os.WriteFile(filepath.Join(docs, "results.md"), []byte("earlier report\n"), 0o644)
-	os.WriteFile(filepath.Join(docs, report.SVGDir), []byte("a file where the chart directory goes"), 0o644)
+	os.WriteFile(filepath.Join(docs, lab.ChartDir), []byte("a file where the chart directory goes"), 0o644)
 	if err := r.Write(docs); err == nil {
 		t.Fatal("Write succeeded with a file in place of the chart directory")
 	}

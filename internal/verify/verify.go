@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
 	"timerlab/internal/profiles"
-	"timerlab/internal/report"
 	"timerlab/internal/results"
 )
 
@@ -65,14 +65,14 @@ func profile(path string) error {
 
 // Report checks docsDir/results.md holds benchmark tables and that its charts are XML.
 func Report(docsDir string) error {
-	md, err := os.ReadFile(filepath.Join(docsDir, "results.md"))
+	md, err := os.ReadFile(filepath.Join(docsDir, lab.ReportFile))
 	if err != nil {
 		return err
 	}
 	if !strings.Contains(string(md), "## Benchmarks") || !strings.Contains(string(md), "| --- |") {
 		return fmt.Errorf("%s/results.md has no benchmark table", docsDir)
 	}
-	svgs, err := filepath.Glob(filepath.Join(docsDir, report.SVGDir, "*.svg"))
+	svgs, err := filepath.Glob(filepath.Join(docsDir, lab.ChartDir, "*.svg"))
 	if err != nil {
 		return err
 	}
