@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"timerlab/internal/atomicfile"
+	"timerlab/internal/experiment"
 	"timerlab/internal/instr"
 	"timerlab/internal/lab"
 	"timerlab/internal/results"
@@ -78,11 +79,15 @@ func instrCmd(ctx context.Context, args []string) error {
 // openToolchains opens the toolchain of every variant list names, in its order; a missing one is
 // an error naming it.
 func openToolchains(l lab.Layout, list string) ([]*toolchain.Toolchain, error) {
-	vs, err := variantsFlag(l, list)
+	all, err := lab.ReadVariants(l.Variants)
 	if err != nil {
 		return nil, err
 	}
-	return openVariants(l, vs)
+	vs, err := lab.Select(all, splitList(list))
+	if err != nil {
+		return nil, err
+	}
+	return experiment.OpenToolchains(l, vs)
 }
 
 // instrRun is one invocation of timerlab instr. Invariant: every variant measures the same
@@ -120,7 +125,7 @@ func (r *instrRun) build(ctx context.Context, l lab.Layout, tcs []*toolchain.Too
 	r.env = results.Machine()
 	r.env.Mode, r.env.GOMAXPROCS = "instr", 1 // instr.CountingEnv
 	var err error
-	if r.env.Build, err = describeBuild(ctx, l, tcs); err != nil {
+	if r.env.Build, err = results.DescribeBuild(ctx, l, tcs); err != nil {
 		return err
 	}
 	for i, tc := range tcs {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"timerlab/internal/labtest"
 )
 
 // fakeValgrind is a stand-in for valgrind: it runs the test binary it is given natively and
@@ -37,7 +39,7 @@ func writeFakeValgrind(t *testing.T) string {
 // sub-benchmark, once even where two --bench names select it, and the 1% difference the fake
 // counts is reported as significant.
 func TestInstrEndToEnd(t *testing.T) {
-	build := fakeBuild(t, "heap", "upstream")
+	build := labtest.FakeBuild(t, "heap", "upstream")
 	out := filepath.Join(build, "results-instr")
 	args := []string{"--valgrind", writeFakeValgrind(t), "--bench", "BenchmarkReset,BenchmarkReset/impl=func", "--n", "50", "--rounds", "6"}
 	if err := instrCmd(t.Context(), args); err != nil {
@@ -67,7 +69,7 @@ func TestInstrEndToEnd(t *testing.T) {
 }
 
 func TestInstrErrors(t *testing.T) {
-	build := fakeBuild(t, "upstream")
+	build := labtest.FakeBuild(t, "upstream")
 	vg := writeFakeValgrind(t)
 	out := filepath.Join(build, "r")
 	for _, c := range []struct {

@@ -75,6 +75,21 @@ func (l Layout) Docs() string {
 	return filepath.Join(l.Root, "docs")
 }
 
+// Results is where timerlab bench writes a matrix by default: build/results, or build/results-quick
+// for the quick one.
+func (l Layout) Results(quick bool) string {
+	if quick {
+		return filepath.Join(l.Build, "results-quick")
+	}
+	return filepath.Join(l.Build, "results")
+}
+
+// XBenchResults is where a matrix of the sets of golang.org/x/benchmarks alone goes by default,
+// apart from the main matrix: its cells take minutes, its rounds are fewer.
+func (l Layout) XBenchResults() string {
+	return filepath.Join(l.Build, "results-xbench")
+}
+
 // ToolchainDir is the GOROOT that scripts/build-toolchain.sh writes for variant name.
 func (l Layout) ToolchainDir(name string) string {
 	return filepath.Join(l.Build, "toolchains", name)

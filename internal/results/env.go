@@ -5,6 +5,7 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"timerlab/internal/atomicfile"
+	"timerlab/internal/lab"
 	"timerlab/internal/toolchain"
 )
 
@@ -95,6 +97,49 @@ func (b Build) Toolchain(variant string) (toolchain.Info, bool) {
 		}
 	}
 	return toolchain.Info{}, false
+}
+
+// DescribeBuild describes what binaries built with tcs are built from: the base and patch series
+// of the checkout l, and each toolchain's version and experiments, as the toolchain reports them.
+func DescribeBuild(ctx context.Context, l lab.Layout, tcs []*toolchain.Toolchain) (Build, error) {
+	var b Build
+	var err error
+	if b.BaseVersion, err = l.BaseVersion(); err != nil {
+		return b, err
+	}
+	if b.SeriesSHA256, err = l.SeriesHash(); err != nil {
+		return b, err
+	}
+	for _, tc := range tcs {
+		info, err := tc.Describe(ctx)
+		if err != nil {
+			return b, err
+		}
+		b.Toolchains = append(b.Toolchains, info)
+	}
+	return b, nil
+}
+
+// Changed reports how cur differs from old in the machine (GOMAXPROCS included) or the binaries:
+// the cells of a results directory started in old do not compare with cells run in cur.
+func Changed(old, cur Env) error {
+	if m, n := old.MachineLine(), cur.MachineLine(); m != n {
+		return fmt.Errorf("machine changed (%s, now %s)", m, n)
+	}
+	return BuildChanged(old.Build, cur.Build)
+}
+
+// BuildChanged reports how the build cur differs from old: the patch series or a toolchain.
+func BuildChanged(old, cur Build) error {
+	if old.SeriesSHA256 != cur.SeriesSHA256 {
+		return fmt.Errorf("patch series changed (%s, now %s)", old.SeriesSHA256, cur.SeriesSHA256)
+	}
+	for i, t := range cur.Toolchains {
+		if i >= len(old.Toolchains) || old.Toolchains[i] != t {
+			return fmt.Errorf("toolchain of %s changed since the run started", t.Variant)
+		}
+	}
+	return nil
 }
 
 const (

@@ -64,3 +64,25 @@ func TestHeaderNeedsToolchain(t *testing.T) {
 		t.Errorf("Header of unrecorded variant: %v", err)
 	}
 }
+
+// TestChanged checks what a resumed run must share with the run that started its directory: the
+// machine (GOMAXPROCS included), the patch series and every toolchain.
+func TestChanged(t *testing.T) {
+	old := Env{CPUModel: "AMD EPYC", Kernel: "Linux 6.1", Cores: 2, GOMAXPROCS: 2, Build: Build{SeriesSHA256: "abc",
+		Toolchains: []toolchain.Info{{Variant: "heap", Version: "go version go1.27.4-timerlab.heap linux/amd64"}}}}
+	if err := Changed(old, old); err != nil {
+		t.Errorf("the same build: %v", err)
+	}
+	for what, change := range map[string]func(*Env){
+		"machine":    func(e *Env) { e.CPUModel = "Intel Xeon" },
+		"GOMAXPROCS": func(e *Env) { e.GOMAXPROCS = 4 },
+		"series":     func(e *Env) { e.SeriesSHA256 = "def" },
+		"toolchain":  func(e *Env) { e.Toolchains = []toolchain.Info{{Variant: "heap", Version: "other"}} },
+	} {
+		cur := old
+		change(&cur)
+		if err := Changed(old, cur); err == nil || !strings.Contains(err.Error(), what) {
+			t.Errorf("%s changed: %v, want an error naming it", what, err)
+		}
+	}
+}
