@@ -24,6 +24,7 @@ import (
 
 	"timerlab/internal/configs"
 	"timerlab/internal/experiment"
+	"timerlab/internal/instr"
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
 	"timerlab/internal/report"
@@ -228,6 +229,43 @@ func xbenchCmd(ctx context.Context, args []string) error {
 	}
 	_, err = xbench.Install(ctx, l, os.Stderr)
 	return err
+}
+
+// defaultInstrBench are the time package's timer benchmarks whose instructions per op are stable
+// from run to run. Left out: AdjustTimers10000, whose ops reset one of 10000 timers to fire in
+// 1ns and then sleep 1µs, so how often the idle P wakes and adjusts the heap follows the wall
+// clock (its count varies by 5% under cachegrind); and the latency benchmarks, which measure
+// wall-clock delays (docs/metrics.md).
+var defaultInstrBench = []string{
+	"BenchmarkAfterFunc1000", "BenchmarkAfter", "BenchmarkStop", "BenchmarkSimultaneousAfterFunc1000",
+	"BenchmarkStartStop1000", "BenchmarkReset", "BenchmarkSleep1000", "BenchmarkTicker",
+	"BenchmarkTickerReset", "BenchmarkTickerResetNaive",
+}
+
+func instrCmd(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("instr", flag.ExitOnError)
+	variantList := fs.String("variants", "heap,upstream", "comma-separated variants, the first the baseline")
+	pkg := fs.String("pkg", "time", "the std package whose benchmarks run")
+	benchList := fs.String("bench", strings.Join(defaultInstrBench, ","), "comma-separated benchmark names "+
+		"(BenchmarkX or BenchmarkX/sub); a benchmark with sub-benchmarks is measured per sub-benchmark")
+	rounds := fs.Int("rounds", 6, "measurements per benchmark and variant, interleaved round-robin")
+	n := fs.Int("n", 0, fmt.Sprintf("iterations of the shorter run, the longer one runs 2N (default: per benchmark, "+
+		"what takes about %v natively)", instr.Target))
+	out := fs.String("out", "", "results directory (default: $TIMERLAB_BUILD/results-instr)")
+	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
+	fs.Parse(args)
+	if fs.NArg() != 0 || *rounds < 1 || (*n != 0 && *n < instr.MinN) {
+		return fmt.Errorf("want flags only, --rounds >= 1 and --n >= %d (or 0), got %q", instr.MinN, args)
+	}
+	l, err := checkout()
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = l.InstrResults()
+	}
+	return experiment.Instr(ctx, l, experiment.InstrOptions{Variants: splitList(*variantList), Pkg: *pkg,
+		Bench: splitList(*benchList), Rounds: *rounds, N: *n, Valgrind: *valgrind, Log: os.Stderr, Report: os.Stdout}, *out)
 }
 
 func verifyCmd(_ context.Context, args []string) error {

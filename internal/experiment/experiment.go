@@ -23,6 +23,7 @@ import (
 
 	"timerlab/internal/configs"
 	"timerlab/internal/gotest"
+	"timerlab/internal/instr"
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
 	"timerlab/internal/results"
@@ -67,7 +68,24 @@ type experiment struct {
 	only      map[string][]string // alias variant -> the sets it runs (matrix.Spec.Only)
 	// tools are sweet and bent, when a set of golang.org/x/benchmarks is selected; nil otherwise.
 	tools *xbench.Tools
-	log   io.Writer
+	// valgrind counts the instructions of a matrix of count sets (Instr); nil for one of timings.
+	valgrind *instr.Valgrind
+	// plans are the plans of count sets that execute records before the first cell.
+	plans map[string]instr.Plan
+	// gomaxprocs is the GOMAXPROCS the binaries set themselves (1 for counts); 0: the machine's.
+	gomaxprocs int
+	log        io.Writer
+}
+
+// mode is what env.json and the raw files record of the matrix: full, quick, or instr.
+func (e *experiment) mode() string {
+	switch {
+	case e.valgrind != nil:
+		return "instr"
+	case e.quick:
+		return "quick"
+	}
+	return "full"
 }
 
 // Bench runs the cells of the matrix o selects that are not done yet in out, and assembles each
@@ -276,30 +294,63 @@ func (e *experiment) spec(rounds, count int) matrix.Spec {
 	return s
 }
 
-// run runs the cells of spec not done yet in out (the build cells alone with buildOnly), then
-// assembles each variant's raw file. Every check that can refuse out runs before anything is
-// written there.
-func (e *experiment) run(ctx context.Context, out string, spec matrix.Spec, timeout time.Duration) error {
+// prepared is a results directory checked for a matrix: what its binaries are built from, and the
+// environment its runs record (fresh: none is recorded yet).
+type prepared struct {
+	out   string
+	build results.Build
+	env   results.Env
+	fresh bool
+}
+
+// check runs every check that can refuse out for spec, before anything is written there: another
+// matrix, binaries built otherwise, another machine, sweet and bent of another pin.
+func (e *experiment) check(ctx context.Context, out string, spec matrix.Spec) (*prepared, error) {
 	out, err := filepath.Abs(out)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	build, err := e.binaries(ctx, out)
-	if err != nil {
-		return err
+	if _, err := matrix.CheckClaim(out, spec); err != nil {
+		return nil, err
 	}
-	var env results.Env
-	var fresh bool
+	p := &prepared{out: out}
+	if p.build, err = e.binaries(ctx, out); err != nil {
+		return nil, err
+	}
 	if !e.buildOnly {
-		if env, fresh, err = planEnv(out, e.quick, build); err != nil {
-			return err
+		if p.env, p.fresh, err = planEnv(out, e.mode(), e.gomaxprocs, p.build); err != nil {
+			return nil, err
 		}
 	}
 	if e.tools != nil {
 		if err := xbench.Record(out, e.tools, false); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	return p, nil
+}
+
+// run checks out and runs the cells of spec not done yet there (the build cells alone with
+// buildOnly), then assembles each variant's raw file.
+func (e *experiment) run(ctx context.Context, out string, spec matrix.Spec, timeout time.Duration) error {
+	p, err := e.check(ctx, out, spec)
+	if err != nil {
+		return err
+	}
+	if err := e.execute(ctx, p, spec, timeout); err != nil {
+		return err
+	}
+	if !e.buildOnly {
+		fmt.Fprintf(e.log, "timerlab: results in %s (raw/VARIANT.txt, profiles/); next: timerlab report --results %s\n",
+			p.out, p.out)
+	}
+	return nil
+}
+
+// execute claims the checked directory for spec, records the build and the environment, runs the
+// cells not done yet (the build cells alone with buildOnly) and assembles each variant's raw file.
+func (e *experiment) execute(ctx context.Context, p *prepared, spec matrix.Spec, timeout time.Duration) error {
+	out := p.out
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -307,7 +358,7 @@ func (e *experiment) run(ctx context.Context, out string, spec matrix.Spec, time
 		return err
 	}
 	if e.prebuilt == nil {
-		if err := recordBuild(out, build); err != nil {
+		if err := e.recordBuild(out, p.build); err != nil {
 			return err
 		}
 	}
@@ -316,12 +367,17 @@ func (e *experiment) run(ctx context.Context, out string, spec matrix.Spec, time
 			return err
 		}
 	}
-	runner := &matrix.Runner{Dir: out, Exec: e.executor(out, spec.Count, timeout, build), Progress: e.log}
+	for set, plan := range e.plans {
+		if err := instr.WritePlan(out, set, plan); err != nil {
+			return err
+		}
+	}
+	runner := &matrix.Runner{Dir: out, Exec: e.executor(out, spec, timeout, p.build), Progress: e.log}
 	if e.buildOnly {
 		return e.runBuilds(ctx, runner, spec, out)
 	}
-	if fresh {
-		if err := results.WriteEnv(out, env); err != nil {
+	if p.fresh {
+		if err := results.WriteEnv(out, p.env); err != nil {
 			return err
 		}
 	}
@@ -329,11 +385,10 @@ func (e *experiment) run(ctx context.Context, out string, spec matrix.Spec, time
 		return err
 	}
 	for _, v := range spec.Variants {
-		if _, err := results.Assemble(out, spec, env, v); err != nil {
+		if _, err := results.Assemble(out, spec, p.env, v); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(e.log, "timerlab: results in %s (raw/VARIANT.txt, profiles/); next: timerlab report --results %s\n", out, out)
 	return nil
 }
 
@@ -358,18 +413,23 @@ func (e *experiment) runBuilds(ctx context.Context, runner *matrix.Runner, spec 
 }
 
 // executor returns what runs the cells: go test's executor, and for the sets of golang.org/x/benchmarks
-// sweet and bent's, each cell going to the executor of its set's tool.
-func (e *experiment) executor(out string, count int, timeout time.Duration, build results.Build) matrix.Executor {
-	x := &gotest.Executor{Dir: out, RepoRoot: e.layout.Root, Count: count, Timeout: timeout, Log: e.log,
-		Variants: map[string]lab.Variant{}, Sets: map[string]suite.Set{}}
+// sweet and bent's, for the count sets cachegrind's, each cell going to the executor of its set.
+func (e *experiment) executor(out string, spec matrix.Spec, timeout time.Duration, build results.Build) matrix.Executor {
+	var tcs map[string]*toolchain.Toolchain
+	if e.toolchains != nil {
+		tcs = map[string]*toolchain.Toolchain{}
+		for _, tc := range e.toolchains {
+			tcs[tc.Variant.Name] = tc
+		}
+	}
+	if len(spec.Counts) > 0 {
+		return &instr.Executor{Dir: out, Toolchains: tcs, Counts: spec.Counts, Valgrind: e.valgrind,
+			Rounds: spec.Rounds, Log: e.log}
+	}
+	x := &gotest.Executor{Dir: out, RepoRoot: e.layout.Root, Count: spec.Count, Timeout: timeout, Log: e.log,
+		Variants: map[string]lab.Variant{}, Toolchains: tcs, Sets: map[string]suite.Set{}}
 	for _, v := range e.variants {
 		x.Variants[v.Name] = v
-	}
-	if e.toolchains != nil {
-		x.Toolchains = map[string]*toolchain.Toolchain{}
-		for _, tc := range e.toolchains {
-			x.Toolchains[tc.Variant.Name] = tc
-		}
 	}
 	for _, s := range e.sets {
 		x.Sets[s.Name] = s
@@ -377,8 +437,8 @@ func (e *experiment) executor(out string, count int, timeout time.Duration, buil
 	if e.tools == nil {
 		return x
 	}
-	xb := &xbench.Executor{Dir: out, Tools: e.tools, Toolchains: x.Toolchains,
-		Infos: map[string]toolchain.Info{}, Sets: x.Sets, Count: count, Timeout: timeout, Log: e.log}
+	xb := &xbench.Executor{Dir: out, Tools: e.tools, Toolchains: tcs,
+		Infos: map[string]toolchain.Info{}, Sets: x.Sets, Count: spec.Count, Timeout: timeout, Log: e.log}
 	for _, t := range build.Toolchains {
 		xb.Infos[t.Variant] = t
 	}
@@ -427,24 +487,31 @@ func (e *experiment) binaries(ctx context.Context, out string) (results.Build, e
 }
 
 // recordBuild records build in out/build.json unless it is there already, with the bent and
-// sweet configurations for its toolchains beside it.
-func recordBuild(out string, build results.Build) error {
+// sweet configurations for its toolchains beside it (not for instruction counts).
+func (e *experiment) recordBuild(out string, build results.Build) error {
 	if _, err := results.ReadBuild(out); errors.Is(err, fs.ErrNotExist) {
 		if err := results.WriteBuild(out, build); err != nil {
 			return err
 		}
 	}
+	if e.valgrind != nil {
+		return nil
+	}
 	_, err := configs.Write(out, build.Toolchains, true)
 	return err
 }
 
-// planEnv describes this machine and build for out/env.json. It returns the environment recorded
-// there already, if any, and fresh false; a directory whose runs were started with other binaries
-// or on another machine (or at another GOMAXPROCS) is refused: its cells would not be comparable.
-func planEnv(out string, quick bool, build results.Build) (env results.Env, fresh bool, err error) {
+// planEnv describes this machine and build for out/env.json, in mode (full, quick or instr), with
+// gomaxprocs the binaries' GOMAXPROCS when they set it themselves (0: the machine's). It returns
+// the environment recorded there already, if any, and fresh false; a directory whose runs were
+// started with other binaries or on another machine (or at another GOMAXPROCS) is refused: its
+// cells would not be comparable.
+func planEnv(out, mode string, gomaxprocs int, build results.Build) (env results.Env, fresh bool, err error) {
 	env = results.Machine()
-	env.Mode = map[bool]string{false: "full", true: "quick"}[quick]
-	env.Build = build
+	env.Mode, env.Build = mode, build
+	if gomaxprocs > 0 {
+		env.GOMAXPROCS = gomaxprocs
+	}
 	old, err := results.ReadEnv(out)
 	if errors.Is(err, fs.ErrNotExist) {
 		return env, true, nil

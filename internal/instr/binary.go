@@ -51,8 +51,9 @@ func CountingEnv(env []string) []string {
 	return append(out, "GOMAXPROCS=1", "GOGC=off", "GODEBUG="+godebug)
 }
 
-// Build compiles pkg's test binary with tc into work, with the ballast file added by an overlay.
-func Build(ctx context.Context, tc *toolchain.Toolchain, pkg, work string) (*Binary, error) {
+// Build compiles pkg's test binary with tc to path, with the ballast file added by an overlay
+// written into work.
+func Build(ctx context.Context, tc *toolchain.Toolchain, pkg, path, work string) (*Binary, error) {
 	src := filepath.Join(tc.GOROOT, "src") // the std module, where a std package resolves
 	list, err := tc.Output(ctx, src, "list", "-f", "{{.Name}} {{.Dir}}", pkg)
 	if err != nil {
@@ -63,12 +64,20 @@ func Build(ctx context.Context, tc *toolchain.Toolchain, pkg, work string) (*Bin
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(work, tc.Variant.Name+".test")
 	if _, err := tc.Output(ctx, src, "test", "-c", "-overlay="+overlay, "-o", path, pkg); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("variant %s: go test -c %s wrote no test binary: %v", tc.Variant.Name, pkg, err)
+	}
+	return &Binary{Variant: tc.Variant.Name, Pkg: pkg, Path: path, Dir: dir, Env: CountingEnv(tc.Env())}, nil
+}
+
+// Open returns pkg's test binary at path, which Build made with tc.
+func Open(ctx context.Context, tc *toolchain.Toolchain, pkg, path string) (*Binary, error) {
+	dir, err := tc.Output(ctx, filepath.Join(tc.GOROOT, "src"), "list", "-f", "{{.Dir}}", pkg)
+	if err != nil {
+		return nil, err
 	}
 	return &Binary{Variant: tc.Variant.Name, Pkg: pkg, Path: path, Dir: dir, Env: CountingEnv(tc.Env())}, nil
 }
@@ -103,10 +112,11 @@ func writeBallast(work, variant, pkgName, dir string) (string, error) {
 }
 
 // Leaf is a benchmark that reports a result of its own (one without sub-benchmarks), with the
-// time per op it took when run natively.
+// time per op it took when run natively, and the iterations it is counted at (MakePlan).
 type Leaf struct {
-	Name     string // full name, Benchmark prefix included
-	SecPerOp float64
+	Name     string  `json:"name"` // full name, Benchmark prefix included
+	SecPerOp float64 `json:"sec_per_op"`
+	N        int     `json:"n,omitempty"`
 }
 
 // Calibrate runs the benchmark called name natively for benchtime (a -test.benchtime value) and

@@ -90,6 +90,11 @@ func (l Layout) XBenchResults() string {
 	return filepath.Join(l.Build, "results-xbench")
 }
 
+// InstrResults is where timerlab instr writes its matrix of instruction counts by default.
+func (l Layout) InstrResults() string {
+	return filepath.Join(l.Build, "results-instr")
+}
+
 // ToolchainDir is the GOROOT that scripts/build-toolchain.sh writes for variant name.
 func (l Layout) ToolchainDir(name string) string {
 	return filepath.Join(l.Build, "toolchains", name)

@@ -66,6 +66,25 @@ type Spec struct {
 	// Only restricts variants to some of Sets: variant -> the sets it runs, in any order. A
 	// variant it does not name runs every set. nil when every variant runs every set.
 	Only map[string][]string `json:"only,omitempty"`
+	// Counts holds the sets of Sets whose run cells count instructions rather than time them
+	// (timerlab instr), by set name, with what each counts. Such a set has no profile cells.
+	Counts map[string]Count `json:"counts,omitempty"`
+}
+
+// Count is what a set of instruction counts measures: benchmarks of a standard library package,
+// each at N and 2N iterations under cachegrind.
+type Count struct {
+	Pkg string `json:"pkg"`
+	// Bench names the benchmarks (BenchmarkX, or BenchmarkX/sub); one with sub-benchmarks stands
+	// for each of them.
+	Bench []string `json:"bench"`
+	N     int      `json:"n,omitempty"` // 0: for each benchmark, calibrated with the first variant
+}
+
+// Profiled reports whether the matrix has profile cells of set: every set but those of Counts.
+func (s Spec) Profiled(set string) bool {
+	_, counted := s.Counts[set]
+	return !counted
 }
 
 // Runs reports whether the matrix runs set with variant.
@@ -76,7 +95,7 @@ func (s Spec) Runs(variant, set string) bool {
 
 // Cells lists the matrix in execution order: all builds first, then the rounds, each round
 // running every set with every variant in turn (so that drift of the machine during the run hits
-// all variants alike), then one profiling run per variant and set. Round r starts the turn at
+// all variants alike), then one profiling run per variant and set (but those of Counts). Round r starts the turn at
 // the (r-1)th variant, modulo their number, so that no variant always runs first or right after
 // the same neighbour (position effects: caches, frequency, the previous run's leftovers). Pairs of
 // a variant and a set that Only excludes have no cells.
@@ -97,7 +116,9 @@ func (s Spec) Cells() []Cell {
 	}
 	for _, set := range s.Sets {
 		for _, v := range s.Variants {
-			cells = s.add(cells, Cell{Kind: Profile, Variant: v, Set: set})
+			if s.Profiled(set) {
+				cells = s.add(cells, Cell{Kind: Profile, Variant: v, Set: set})
+			}
 		}
 	}
 	return cells

@@ -74,6 +74,30 @@ func TestOnlyRestrictsVariant(t *testing.T) {
 	}
 }
 
+// TestCountSetsHaveNoProfiles checks a set of instruction counts gets build and run cells, rotated
+// as any set's, and no profile cells, beside a set of timings that keeps its own.
+func TestCountSetsHaveNoProfiles(t *testing.T) {
+	spec := testSpec()
+	spec.Counts = map[string]Count{"b": {Pkg: "time", Bench: []string{"BenchmarkStop"}}}
+	var got []string
+	for _, c := range spec.Cells() {
+		if c.Set == "b" {
+			got = append(got, c.String())
+		}
+	}
+	want := []string{"build heap b", "build upstream b", "run heap b round 1", "run upstream b round 1",
+		"run upstream b round 2", "run heap b round 2"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cells of the count set:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(testSpec().Cells()) - len(spec.Cells()); n != 2 {
+		t.Errorf("the count set has %d cells fewer than a set of timings, want 2 (its profiles)", n)
+	}
+	if spec.Profiled("b") || !spec.Profiled("a") {
+		t.Error("Profiled disagrees with Counts")
+	}
+}
+
 func TestResumeKeepsDoneCellsAndRedoesPartialOnes(t *testing.T) {
 	dir := t.TempDir()
 	cells := testSpec().Cells()
@@ -148,6 +172,14 @@ func TestClaimRefusesAnotherMatrix(t *testing.T) {
 	spec.Only = map[string][]string{"upstream": {"a"}}
 	if err := Claim(dir, spec); err == nil {
 		t.Error("claiming the matrix with other sets for a variant succeeded")
+	}
+	spec.Only = nil
+	spec.Counts = map[string]Count{"b": {Pkg: "time", Bench: []string{"BenchmarkStop"}}}
+	if claimed, err := CheckClaim(dir, spec); err == nil || claimed {
+		t.Errorf("CheckClaim of the matrix counting instructions of b: %v, %v; want it refused", claimed, err)
+	}
+	if claimed, err := CheckClaim(t.TempDir(), spec); err != nil || claimed {
+		t.Errorf("CheckClaim of an empty directory: %v, %v; want it free", claimed, err)
 	}
 }
 

@@ -123,22 +123,32 @@ const specFile = "matrix.json"
 
 // Claim records spec as the matrix of dir, or checks that dir already holds this very matrix.
 func Claim(dir string, spec Spec) error {
+	claimed, err := CheckClaim(dir, spec)
+	if err != nil || claimed {
+		return err
+	}
+	return atomicfile.WriteJSON(filepath.Join(dir, specFile), spec)
+}
+
+// CheckClaim reports whether dir holds the matrix spec already (claimed), and refuses a dir that
+// holds another; it writes nothing.
+func CheckClaim(dir string, spec Spec) (claimed bool, err error) {
 	path := filepath.Join(dir, specFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return atomicfile.WriteJSON(path, spec)
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	var have Spec
 	if err := json.Unmarshal(data, &have); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return false, fmt.Errorf("%s: %v", path, err)
 	}
 	if !reflect.DeepEqual(have, spec) {
-		return fmt.Errorf("%s holds another matrix (%+v, want %+v): use another --out or remove it", dir, have, spec)
+		return false, fmt.Errorf("%s holds another matrix (%+v, want %+v): use another --out or remove it", dir, have, spec)
 	}
-	return nil
+	return true, nil
 }
 
 // ReadSpec returns the matrix recorded in dir.

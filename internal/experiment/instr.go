@@ -1,0 +1,88 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"timerlab/internal/instr"
+	"timerlab/internal/lab"
+	"timerlab/internal/matrix"
+)
+
+// InstrOptions are what timerlab instr's flags select: the instructions per op of some benchmarks
+// of a standard library package, counted under cachegrind.
+type InstrOptions struct {
+	Variants []string // the first is the baseline, whose calibration gives each benchmark its N
+	Pkg      string
+	Bench    []string // BenchmarkX or BenchmarkX/sub; one with sub-benchmarks stands for each of them
+	Rounds   int
+	N        int    // iterations of the shorter run; 0: calibrated per benchmark (instr.Target)
+	Valgrind string // the valgrind command
+	Log      io.Writer
+	Report   io.Writer // where instr.md is printed too
+}
+
+// CountSet is the name of the set that counts the instructions of pkg's benchmarks.
+func CountSet(pkg string) string {
+	return "instr-" + strings.NewReplacer("/", "-", ".", "-").Replace(strings.ToLower(pkg))
+}
+
+// Instr runs the matrix of instruction counts o selects in out: the variants × one count set ×
+// rounds, rotated and resumable as any matrix, its environment recorded in env.json and build.json.
+// Before the first cell, each benchmark's N is fixed (instr.MakePlan, with test binaries built in a
+// temporary directory) and recorded, so that a resumed run counts as the first did; a benchmark
+// name that matches nothing, or variants that disagree on what the names select, leave out as it
+// was. After the last cell it writes the comparison with the first variant to out/instr.md and to
+// o.Report.
+func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error {
+	vg, err := instr.FindValgrind(ctx, o.Valgrind)
+	if err != nil {
+		return err
+	}
+	vs, err := readVariants(l, o.Variants)
+	if err != nil {
+		return err
+	}
+	e := &experiment{layout: l, variants: vs, valgrind: vg, gomaxprocs: 1, log: orDiscard(o.Log)}
+	if e.toolchains, err = OpenToolchains(l, vs); err != nil {
+		return err
+	}
+	set := CountSet(o.Pkg)
+	count := matrix.Count{Pkg: o.Pkg, Bench: o.Bench, N: o.N}
+	spec := matrix.Spec{Variants: lab.Names(vs), Sets: []string{set}, Rounds: o.Rounds, Count: 1,
+		Counts: map[string]matrix.Count{set: count}}
+	p, err := e.check(ctx, out, spec)
+	if err != nil {
+		return err
+	}
+	if _, err := instr.ReadPlan(p.out, set); errors.Is(err, fs.ErrNotExist) {
+		if err := e.plan(ctx, set, count); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	if err := e.execute(ctx, p, spec, 0); err != nil {
+		return err
+	}
+	return instr.WriteReport(p.out, spec, set, vg, orDiscard(o.Report))
+}
+
+// plan fixes what the count set measures, for execute to record.
+func (e *experiment) plan(ctx context.Context, set string, count matrix.Count) error {
+	work, err := os.MkdirTemp("", "timerlab-instr-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	plan, err := instr.MakePlan(ctx, e.toolchains, count, work, e.log)
+	if err != nil {
+		return err
+	}
+	e.plans = map[string]instr.Plan{set: plan}
+	return nil
+}
