@@ -22,9 +22,12 @@ const (
 // A slackGuard is an M's guard timer. Only the M's own thread reads or
 // writes it (the signal handler, on that thread, reads nothing of it).
 type slackGuard struct {
-	// id is the timer's ID, once made (made is then 1); made is -1 if
-	// timer_create failed, and the M never defers.
+	// id is the timer's ID, once made (made is then 1), for the thread
+	// tid; made is -1 if timer_create failed, and the M defers nothing.
+	// An M that serves cgo callbacks (an extra M) moves between threads:
+	// unminit deletes the timer as the M leaves a thread.
 	id   int32
+	tid  int32
 	made int8
 
 	// armed is the time the timer is set for, or 0 if it is disarmed.
@@ -38,6 +41,9 @@ type slackGuard struct {
 // use, and reports whether it did. The caller is mp's thread, with a P.
 func (mp *m) slackGuardArm(at int64) bool {
 	g := &mp.slackGuard
+	if g.made != 0 && g.tid != int32(mp.procid) {
+		mp.slackGuardDelete() // made for another thread: unminit did not run
+	}
 	if g.made == 0 {
 		g.made = -1
 		if debug.asyncpreemptoff == 0 && mp.procid != 0 {
@@ -46,7 +52,7 @@ func (mp *m) slackGuardArm(at int64) bool {
 			sevp.signo = sigPreempt
 			sevp.sigev_notify_thread_id = int32(mp.procid)
 			if timer_create(slackGuardClock, &sevp, &g.id) == 0 {
-				g.made = 1
+				g.made, g.tid = 1, int32(mp.procid)
 			}
 		}
 	}
@@ -76,9 +82,10 @@ func (mp *m) slackGuardDisarm() {
 	}
 }
 
-// slackGuardDelete deletes mp's guard timer, if it has one, as its thread
-// exits (mdestroy).
+// slackGuardDelete deletes mp's guard timer, if it has one, as the M
+// leaves its thread (unminit, from dropm and mexit).
 //
+//go:nosplit
 //go:nowritebarrierrec
 func (mp *m) slackGuardDelete() {
 	g := &mp.slackGuard
@@ -88,12 +95,12 @@ func (mp *m) slackGuardDelete() {
 	*g = slackGuard{}
 }
 
-// slackGuardPreempts counts the goroutines the guard's signal asked to
-// yield. Only tests read it.
+// slackGuardPreempts counts the goroutines the guard's signal (its
+// si_code is SI_TIMER) asked to yield. Only tests read it.
 var slackGuardPreempts atomic.Uint32
 
 // slackSigPreempt runs first in the handler of the preemption signal on
-// gp's thread. If the P the thread runs defers a wakeup whose time has
+// gp's thread, the guard's or another's (a preemption, sysmon's). If the P the thread runs defers a wakeup whose time has
 // passed, it asks the goroutine the M runs (curg, whether the signal
 // found it running or on the M's stack in a runtime call) to yield, as
 // sysmon's preemptone does: doSigPreempt then preempts it at once if it
@@ -105,7 +112,7 @@ var slackGuardPreempts atomic.Uint32
 //
 //go:nosplit
 //go:nowritebarrierrec
-func slackSigPreempt(gp *g) {
+func slackSigPreempt(gp *g, c *sigctxt) {
 	mp := gp.m
 	if mp == nil || mp.curg == nil {
 		return
@@ -127,5 +134,7 @@ func slackSigPreempt(gp *g) {
 	default:
 		return
 	}
-	slackGuardPreempts.Add(1)
+	if int32(c.sigcode()) == _SI_TIMER {
+		slackGuardPreempts.Add(1)
+	}
 }

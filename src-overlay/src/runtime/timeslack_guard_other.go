@@ -19,7 +19,6 @@ type slackGuard struct {
 
 func (mp *m) slackGuardArm(at int64) bool { return false }
 func (mp *m) slackGuardDisarm()           {}
-func slackSigPreempt(gp *g)               {}
 
 // slackGuardPreempts stays 0: see timeslack_guard_linux.go.
 var slackGuardPreempts atomic.Uint32

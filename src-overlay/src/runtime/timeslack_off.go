@@ -49,4 +49,3 @@ func (pp *p) slackWakeSysmon(now int64) {}
 type slackGuard struct{}
 
 func (mp *m) slackGuardDelete() {}
-func slackSigPreempt(gp *g)     {}

@@ -27,11 +27,12 @@
 //
 // Invariants:
 //
-//   - wake.pass is set only while check runs timers for the P, by the M
-//     that holds it; only goroutines readied then are deferred, each by
-//     the slack of the timer whose firing readied it (wake.slack, set as
-//     the timer fires, before it is re-armed). Timers on fake time
-//     (synctest bubbles) get no slack, so their passes defer nothing.
+//   - wake.slack is not 0 only while check runs timers for the P, by the
+//     M that holds it: it is the slack of the timer firing (set as the
+//     timer fires, before it is re-armed), and the end of the pass clears
+//     it. Only goroutines readied then are deferred, each by the slack of
+//     the timer whose firing readied it. Timers on fake time (synctest
+//     bubbles) get no slack, so their passes defer nothing.
 //   - wake.at is 0 or the time by which the P must have started every
 //     goroutine it deferred: the least pass time plus
 //     min(slack, maxWakeDefer) over them, lowered at the end of the pass
@@ -56,10 +57,10 @@
 //     a wakeup for: in the global queue (where runqput spills a batch too
 //     large for the local one), or, if the M skipped the wakeup of
 //     resetspinning (wake.owed), in another P's queue.
-//   - wake.at passes first: at a schedule of the P, when the guard below
-//     makes the goroutine the P's M runs yield, or when sysmon finds the
-//     P running a goroutine (retake). Then it wakes an idle P, for all
-//     three jobs. A compare-and-swap of wake.at decides between the P's M
+//   - wake.at passes first: as the P's M starts a goroutine (execute),
+//     when the guard below makes the goroutine the P's M runs yield, or
+//     when sysmon finds the P running a goroutine (retake). Then it wakes
+//     an idle P, for all three jobs. A compare-and-swap of wake.at decides between the P's M
 //     and sysmon, so that one of them wakes a P and counts it.
 //
 // The guard. A deferral bets that the goroutines it keeps are short, and
@@ -77,11 +78,11 @@
 // the preemption signal, goes to the M's thread); an M that acquires a P
 // with a deferral arms its own (acquirep). If the deferral is still in
 // place when the signal comes, the handler asks the goroutine the M runs
-// to yield (slackSigPreempt), as sysmon's preemption would; the M's
-// schedule then finds wake.at passed and wakes an idle P, whose M starts
-// the goroutines left and runs the timers due. A deferral that ends first
-// disarms the timer: in the common case the guard costs two system calls
-// and no thread wakeup. So:
+// to yield (slackSigPreempt), as sysmon's preemption would; the M then
+// finds wake.at passed as it starts the next goroutine (execute) and
+// wakes an idle P, whose M starts the goroutines left and runs the timers
+// due. A deferral that ends first disarms the timer: in the common case
+// the guard costs two system calls and no thread wakeup. So:
 //   - While a P defers, no timer of any P that existed at the end of the
 //     pass fires after its hard deadline for want of a wakeup, beyond the
 //     signal's and the preemption's latency; timers added later by other
@@ -94,14 +95,14 @@
 //   - A goroutine that cannot be preempted (runtime code, a non-Go call)
 //     keeps the P until sysmon's retake wakes an idle P for it, as before;
 //     so does one in a system call when the signal comes (it yields when
-//     the call returns, or sysmon hands its P off), and the deferral of a
-//     P whose M changed after its time passed. The signal of a guard whose
-//     deferral another thread ended may still come, up to maxWakeDefer
-//     later: a system call it interrupts that the kernel does not restart
-//     (nanosleep, poll) returns EINTR, as it may for any preemption.
+//     the call returns, or sysmon hands its P off). The signal of a guard
+//     whose deferral another thread ended may still come, up to
+//     maxWakeDefer later: a system call it interrupts that the kernel does
+//     not restart (nanosleep, poll) returns EINTR, as it may for any
+//     preemption.
 //   - wake.at is written by the P's M and read by sysmon and by the
-//     signal handler on the P's M: it is atomic. pass, now, slack and owed
-//     are the P's M's alone, and so is the M's guard (m.slackGuard).
+//     signal handler on the P's M: it is atomic. now, slack and owed are
+//     the P's M's alone, and so is the M's guard (m.slackGuard).
 
 package runtime
 
@@ -115,17 +116,16 @@ const maxWakeDefer = 1_000_000 // 1 ms
 
 // A timerWakeDefer is a P's deferred wakeup. See the invariants above.
 type timerWakeDefer struct {
-	pass  bool         // check is running timers for this P
 	owed  bool         // the P's M skipped resetspinning's wakeup during the deferral
-	now   int64        // the time of that pass
-	slack int64        // the slack of the timer firing in that pass
+	now   int64        // the time of the pass of check running timers for this P
+	slack int64        // the slack of the timer firing in that pass; 0 outside passes
 	at    atomic.Int64 // 0, or by when the P must have started its deferred goroutines
 }
 
 // slackPassStart marks the start of a pass of check over a timers set for
 // pp, at time now. The caller holds pp.
 func (pp *p) slackPassStart(now int64) {
-	pp.wake.pass, pp.wake.now = true, now
+	pp.wake.now = now
 }
 
 // slackFiring records the slack of t, about to fire on the P running the
@@ -140,7 +140,7 @@ func (t *timer) slackFiring() {
 // a pass of check is running a timer with slack on pp. The test is
 // inlined into ready and newproc.
 func (pp *p) slackDeferWake() bool {
-	if !pp.wake.pass || pp.wake.slack == 0 {
+	if pp.wake.slack == 0 {
 		return false
 	}
 	pp.slackDefer()
@@ -149,7 +149,10 @@ func (pp *p) slackDeferWake() bool {
 
 // slackDefer lowers pp.wake.at to the time the goroutine just made
 // runnable in a pass must have started by, counting a deferral if none
-// was in progress. The guard is armed at the end of the pass.
+// was in progress. The guard is armed at the end of the pass. It is kept
+// out of line so that slackDeferWake inlines into ready and newproc.
+//
+//go:noinline
 func (pp *p) slackDefer() {
 	w := &pp.wake
 	at := w.now + min(w.slack, maxWakeDefer)
@@ -176,13 +179,13 @@ func (pp *p) slackDefer() {
 // slackPassEnd marks the end of that pass. check calls it with the timers
 // lock held, and slackPassGuard once it has dropped it.
 func (pp *p) slackPassEnd() {
-	pp.wake.pass = false
+	pp.wake.slack = 0
 }
 
 // slackPassGuard guards the deferral that a pass of check for pp began or
 // lowered (see "The guard" above). The caller is pp's M, holding no lock:
-// ending the deferral wakes a P, which takes sched.lock. The test is
-// inlined into check.
+// ending the deferral wakes a P, which takes sched.lock. check calls it
+// after a pass that ran timers.
 func (pp *p) slackPassGuard() {
 	if at := pp.wake.at.Load(); at != 0 && at != getg().m.slackGuard.armed {
 		pp.slackGuardDeferral(getg().m, at, slackTimersDue(), nanotime())
@@ -213,20 +216,27 @@ func slackTimersDue() int64 {
 }
 
 // slackGuardAcquired arms the guard of the M that has just acquired pp
-// (acquirep) for pp's deferral, if it has one that is not yet due: a P
-// handed to another M (handoffp, startlockedm, a stop of the world) keeps
-// its deferral, and the M that armed a guard for it no longer runs it. A
-// deferral already due is left to the M's next schedule (slackWakeCheck)
-// and to sysmon: acquirep may run with sched.lock held (procresize), where
-// no P may be woken. The test is inlined into acquirep.
+// (acquirep) for pp's deferral, if it has one: a P handed to another M
+// (handoffp, startlockedm, a stop of the world) keeps its deferral, and
+// the M that armed a guard for it no longer runs it. The guard is armed
+// even for a deferral already due, whose signal then comes at once: the
+// M may go back to a goroutine without passing execute's check (an
+// exitsyscall that takes another P), and acquirep may run with sched.lock
+// held (procresize), where no P may be woken. (A P borrowed by allocm
+// arms its borrower's guard for nothing: a needless signal, as rare as
+// allocm.) The test is inlined into acquirep.
 func (pp *p) slackGuardAcquired() {
 	if at := pp.wake.at.Load(); at != 0 {
 		pp.slackGuardAcquiredSlow(at)
 	}
 }
 
+// slackGuardAcquiredSlow is slackGuardAcquired's slow path, out of line so
+// that the test inlines.
+//
+//go:noinline
 func (pp *p) slackGuardAcquiredSlow(at int64) {
-	if mp := getg().m; at != mp.slackGuard.armed && at > nanotime() {
+	if mp := getg().m; at != mp.slackGuard.armed {
 		mp.slackGuardArm(at)
 	}
 }
@@ -249,9 +259,9 @@ func (pp *p) slackGuardDeferral(mp *m, at, due, now int64) {
 }
 
 // slackSkipSpinWake reports whether gp's M, done spinning, should skip
-// resetspinning's wakeup because its P defers one: schedule calls
-// slackWakeCheck right after. The skipped wakeup is owed until the
-// deferral ends.
+// resetspinning's wakeup because its P defers one: execute calls
+// slackWakeCheck before it runs the goroutine found. The skipped wakeup is
+// owed until the deferral ends.
 func slackSkipSpinWake(gp *g) bool {
 	pp := gp.m.p.ptr()
 	if pp.wake.at.Load() == 0 {
@@ -262,10 +272,23 @@ func slackSkipSpinWake(gp *g) bool {
 }
 
 // slackWakeCheck wakes an idle P if the time to start pp's deferred
-// goroutines has passed. Called by schedule on pp's M; the test of wake.at
-// is inlined.
+// goroutines has passed. execute calls it on pp's M as it starts a
+// goroutine, after it has cleared the goroutine's preemption request: a
+// guard's signal that came before found no goroutine running, or one
+// whose request execute cleared, but then the time has passed here. The
+// test of wake.at is inlined.
 func (pp *p) slackWakeCheck() {
-	if at := pp.wake.at.Load(); at != 0 && nanotime() >= at {
+	if at := pp.wake.at.Load(); at != 0 {
+		pp.slackWakeCheckSlow(at)
+	}
+}
+
+// slackWakeCheckSlow is slackWakeCheck's slow path, out of line so that
+// the test inlines.
+//
+//go:noinline
+func (pp *p) slackWakeCheckSlow(at int64) {
+	if nanotime() >= at {
 		pp.slackWakeExpire(at)
 	}
 }
@@ -281,6 +304,8 @@ func (pp *p) slackWakeDone() {
 // slackWakeDoneSlow is slackWakeDone for a deferral in progress or a
 // wakeup owed: it wakes an idle P if goroutines wait that an M may owe a
 // wakeup for (see the invariants).
+//
+//go:noinline
 func (pp *p) slackWakeDoneSlow() {
 	owed := pp.wake.owed
 	pp.wake.owed = false
@@ -308,13 +333,20 @@ func queuedElsewhere(pp *p) bool {
 // pp) or holds pp, it disarms its guard; an M holding another P (the one
 // that stops the world) keeps its own. The M that armed the guard for pp
 // may be another still (a P handed off in a syscall): its signal then
-// finds no deferral. The test is inlined into pidleput.
+// finds no deferral. A guard the M left armed when its P's deferral
+// ended elsewhere is not disarmed here: its time has passed or it comes
+// as a stray signal (see "The guard"), and the M's next deferral arms it
+// again. The test is inlined into pidleput.
 func (pp *p) slackWakeIdle() {
-	if pp.wake.at.Load() != 0 || pp.wake.owed || getg().m.slackGuard.armed != 0 {
+	if pp.wake.at.Load() != 0 || pp.wake.owed {
 		pp.slackWakeIdleSlow()
 	}
 }
 
+// slackWakeIdleSlow is slackWakeIdle's slow path, out of line so that the
+// test inlines.
+//
+//go:noinline
 func (pp *p) slackWakeIdleSlow() {
 	pp.wake.owed = false
 	pp.wake.at.Store(0)
