@@ -12,8 +12,9 @@
 # from it instead of made again: a copy of the donor's tree with VERSION and the two constants
 # rewritten, whose commands are rebuilt twice, first by the donor's (with the variant's
 # GOEXPERIMENT, as make.bash builds them) and then by themselves, so that every binary is built
-# and linked by the variant's own toolchain, as make.bash's last stage does. TIMERLAB_DERIVE=0
-# makes every toolchain with make.bash.
+# and linked by the variant's own toolchain, with cmd/dist's flags, as make.bash's last stage
+# does: each has the content ID (`go tool buildid`, after the action ID) of make.bash's.
+# TIMERLAB_DERIVE=0 makes every toolchain with make.bash.
 #
 # An alias (series @TARGET in variants.conf) has no toolchain of its own: it runs with TARGET's, so
 # building it says so and builds TARGET. --list leaves aliases out.
@@ -105,8 +106,10 @@ if [ -n "$donor" ]; then
 	cmds=$(cd "$tmp" && { find bin pkg/tool -type f 2>/dev/null || true; } | sed 's|.*/|cmd/|' | LC_ALL=C sort -u | tr '\n' ' ')
 	(
 		cd "$tmp/src"
-		export GOROOT=$tmp GOTOOLCHAIN=local GOEXPERIMENT=$goexp
-		unset GOPATH GOFLAGS GOOS GOARCH GOBIN
+		# cmd/dist's toolenv for a release: static, trimmed commands without DWARF.
+		export GOROOT=$tmp GOTOOLCHAIN=local GOEXPERIMENT=$goexp CGO_ENABLED=0 \
+			GOFLAGS='-trimpath -ldflags=-w -gcflags=cmd/...=-dwarf=false'
+		unset GOPATH GOOS GOARCH GOBIN
 		# The donor's commands build the variant's toolchain core, then that core builds every
 		# command again: the second build's binaries are what make.bash would have installed.
 		"$tmp/bin/go" install cmd/go cmd/compile cmd/link cmd/asm cmd/cgo
