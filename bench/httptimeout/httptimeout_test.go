@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"timerlab/bench/units"
 )
 
 // expired counts the requests whose 100 ms handler context was done before they were answered:
@@ -51,7 +53,7 @@ func BenchmarkHTTPWithTimeout(b *testing.B) {
 				}
 			}
 		})
-		b.ReportMetric(float64(expired.Load())/float64(b.N), "expired/op")
+		b.ReportMetric(float64(expired.Load())/float64(b.N), units.Expired)
 	})
 }
 

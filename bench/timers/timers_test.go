@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"timerlab/bench/internal/rusage"
+	"timerlab/bench/units"
 )
 
 func nop() {}
@@ -155,7 +156,7 @@ func BenchmarkLiveBytes(b *testing.B) {
 				perTimer += float64(liveHeap()-before) / float64(size.n)
 				stopAll(live)
 			}
-			b.ReportMetric(perTimer/float64(b.N), "live-B/timer")
+			b.ReportMetric(perTimer/float64(b.N), units.LiveBytes)
 		})
 	}
 }
@@ -201,7 +202,7 @@ func burst(b *testing.B, n int) {
 		spent += time.Since(start)
 		waitFired(b, &fired, survivors)
 	}
-	b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N)/float64(n), "ns/timer")
+	b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N)/float64(n), units.NsTimer)
 }
 
 // waitFired waits until want timers have fired, failing 10 s after the last deadline: a timer
@@ -254,5 +255,5 @@ func fireAll(b *testing.B, n int) {
 		}
 		cpu += rusage.Read(b).CPU - before
 	}
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/timer")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), units.CPUTimer)
 }

@@ -45,6 +45,7 @@ import (
 
 	"timerlab/bench/internal/rusage"
 	"timerlab/bench/internal/timerstats"
+	"timerlab/bench/units"
 )
 
 // BenchmarkStaggeredTickers runs 1000 tickers of 10 ms started at random phases; each ticker's
@@ -190,16 +191,13 @@ func (r run) secs() float64 {
 // sorts r.rec.late.
 func (r run) report(b *testing.B) {
 	secs := r.secs()
-	b.ReportMetric(float64(r.after.vcsw-r.before.vcsw)/secs, "vcsw/s")
-	b.ReportMetric(float64(r.after.cpu-r.before.cpu)/secs, "cpu-ns/s")
+	b.ReportMetric(float64(r.after.vcsw-r.before.vcsw)/secs, units.VCSW)
+	b.ReportMetric(float64(r.after.cpu-r.before.cpu)/secs, units.CPU)
 	timerstats.Report(b, r.before.timers, r.after.timers, secs)
 	late := r.rec.late
 	slices.Sort(late)
-	for _, q := range []struct {
-		name string
-		q    float64
-	}{{"p10", 0.10}, {"p25", 0.25}, {"p50", 0.50}, {"p90", 0.90}, {"p99", 0.99}, {"p999", 0.999}, {"max", 1}} {
-		b.ReportMetric(float64(quantile(late, q.q)), "late-"+q.name+"-ns")
+	for _, q := range units.Lateness {
+		b.ReportMetric(float64(quantile(late, q.Q)), q.Unit)
 	}
 }
 
@@ -212,9 +210,9 @@ func (r run) reportCoalescing(b *testing.B) {
 		windows[i] = window{due, due + slack}
 	}
 	ideal := float64(minStabs(windows)) / r.secs()
-	b.ReportMetric(ideal, "ideal-wakeups/s")
+	b.ReportMetric(ideal, units.IdealWakeups)
 	if wakeups, ok := timerstats.WakeupRate(r.before.timers, r.after.timers, r.secs()); ok && wakeups > 0 {
-		b.ReportMetric(ideal/wakeups, "coalesce-eff")
+		b.ReportMetric(ideal/wakeups, units.CoalesceEff)
 	}
 }
 
@@ -226,8 +224,8 @@ func (r run) reportRatios(b *testing.B) {
 		return
 	}
 	slices.Sort(ratio)
-	b.ReportMetric(quantile(ratio, 0.50), "ratio-p50")
-	b.ReportMetric(quantile(ratio, 0.99), "ratio-p99")
+	b.ReportMetric(quantile(ratio, 0.50), units.RatioP50)
+	b.ReportMetric(quantile(ratio, 0.99), units.RatioP99)
 }
 
 // window is the closed interval [lo, hi] in which one timer may fire: [due, due + slack].

@@ -12,6 +12,8 @@ import (
 	"runtime/metrics"
 	"testing"
 	"time"
+
+	"timerlab/bench/units"
 )
 
 // The metrics read, in the order of Read's samples.
@@ -68,20 +70,20 @@ func Read() Snapshot {
 // timers armed in between (slack-ns, see Slack). The ratio of timers-fired/s to timer-wakeups/s is
 // how many timers one wakeup served.
 func Report(b *testing.B, before, after Snapshot, secs float64) {
-	b.ReportMetric(float64(Slack(before, after)), "slack-ns")
+	b.ReportMetric(float64(Slack(before, after)), units.Slack)
 	if secs <= 0 {
 		return
 	}
 	if rate, ok := WakeupRate(before, after, secs); ok {
-		b.ReportMetric(rate, "timer-wakeups/s")
-		b.ReportMetric(float64(after.fired-before.fired)/secs, "timers-fired/s")
+		b.ReportMetric(rate, units.TimerWakeups)
+		b.ReportMetric(float64(after.fired-before.fired)/secs, units.TimersFired)
 	}
 	if before.slackOK && after.slackOK {
-		b.ReportMetric(float64(after.coalesced-before.coalesced)/secs, "coalesced/s")
+		b.ReportMetric(float64(after.coalesced-before.coalesced)/secs, units.Coalesced)
 	}
 	if before.deferOK && after.deferOK {
-		b.ReportMetric(float64(after.deferrals-before.deferrals)/secs, "wake-deferrals/s")
-		b.ReportMetric(float64(after.expired-before.expired)/secs, "deferrals-expired/s")
+		b.ReportMetric(float64(after.deferrals-before.deferrals)/secs, units.WakeDeferrals)
+		b.ReportMetric(float64(after.expired-before.expired)/secs, units.DeferralsExpired)
 	}
 }
 
