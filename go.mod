@@ -21,3 +21,10 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
+
+// The names of the figures the workloads of bench/ report (timerlab/bench/units, which imports
+// nothing): the harness reads them under the same names. Nothing else of bench/ is imported, so its
+// third-party libraries stay out of the harness's build.
+require timerlab/bench v0.0.0
+
+replace timerlab/bench => ./bench

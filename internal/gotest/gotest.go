@@ -118,7 +118,7 @@ func (x *Executor) profile(ctx context.Context, set suite.Set, c matrix.Cell, ou
 
 // benchArgs are the test binary's flags to run the set's benchmarks count times.
 func (x *Executor) benchArgs(set suite.Set, count int) []string {
-	args := []string{"-test.run=^$", "-test.bench=" + set.Bench, "-test.benchmem",
+	args := []string{"-test.run=^$", "-test.bench=" + set.Pattern(), "-test.benchmem",
 		"-test.count=" + strconv.Itoa(count), "-test.timeout=" + x.Timeout.String()}
 	if set.Benchtime != "" {
 		args = append(args, "-test.benchtime="+set.Benchtime)

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/plotter"
+
+	"timerlab/internal/suite"
 )
 
 // TestCostVsNChart checks the cost-vs-N chart of the recorded quick matrix: one line per variant
@@ -22,7 +24,7 @@ func TestCostVsNChart(t *testing.T) {
 		"heap AllocVsN":       {{X: 1e3, Y: 225.9}, {X: 1e5, Y: 162.7}},
 		"upstream AllocVsN":   {{X: 1e3, Y: 238.2}, {X: 1e5, Y: 210.1}},
 	}
-	c := r.costVsN()
+	c := r.chart(suite.Timers.Pkg, suite.Timers.Charts[0])
 	if c.File != "cost-vs-n.svg" {
 		t.Errorf("chart file %q", c.File)
 	}
@@ -62,7 +64,7 @@ func TestVsNName(t *testing.T) {
 		"Burst/timers=1M-2":      nil,
 		"TimeoutVsNGC/N=1K":      nil,
 	} {
-		m := vsNName.FindStringSubmatch(name)
+		m := sizeName(suite.Timers.Charts[0].Benchmarks, "N").FindStringSubmatch(name)
 		if want == nil {
 			if m != nil {
 				t.Errorf("%s: matched as %q", name, m[1:4])

@@ -205,7 +205,7 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 	b.WriteString("# timerlab results\n\n")
 	r.writeEnv(b)
 	r.writeSets(b)
-	r.writeSlackTargets(b)
+	r.writeSummaries(b)
 	writeCharts(b, charts)
 	r.writeProfiles(b)
 	r.writeTables(b)
@@ -242,7 +242,7 @@ func (r *Report) writeSets(b *bytes.Buffer) {
 			fmt.Fprintf(b, "- `%s` (%s: %s): %s\n", name, s.Tool, strings.Join(names, ", "), s.About)
 			continue
 		}
-		fmt.Fprintf(b, "- `%s` (`%s`, `-bench '%s'`): %s\n", name, s.Pkg, s.Bench, s.About)
+		fmt.Fprintf(b, "- `%s` (`%s`, `-bench '%s'`): %s\n", name, s.Pkg, s.Pattern(), s.About)
 	}
 	b.WriteString("\n")
 }

@@ -24,7 +24,7 @@ func loadSlack(t *testing.T) *Report {
 
 func TestSlackTargets(t *testing.T) {
 	var b bytes.Buffer
-	loadSlack(t).writeSlackTargets(&b)
+	loadSlack(t).writeSummaries(&b)
 	for _, want := range []string{
 		"## Slack targets",
 		"| heap | - | 0s | ×1.00 | ×1.00 | — | 88.9% | — | 0s | 2.20 | ×1.00 |",
@@ -53,7 +53,7 @@ func TestSlackTargetsFloor(t *testing.T) {
 		t.Fatalf("warnings: %q", r.Warnings)
 	}
 	var b bytes.Buffer
-	r.writeSlackTargets(&b)
+	r.writeSummaries(&b)
 	for _, want := range []string{
 		"| heap | - | 0s | ×1.00 | ×1.00 | ×0.82 |",
 		"| slack | - | 982.3µs | ×0.34 | ×0.91 | ×0.72 |",
@@ -70,7 +70,7 @@ func TestSlackTargetsWithoutSlackVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	r.writeSlackTargets(&b)
+	r.writeSummaries(&b)
 	if b.Len() > 0 {
 		t.Errorf("slack targets for a run of heap and upstream:\n%s", b.String())
 	}

@@ -26,6 +26,13 @@ type Key struct {
 	Name string // full name, sub-benchmarks and -GOMAXPROCS suffix included
 }
 
+// Tidy returns unit as an Index keys it, tidied as benchstat tidies units: a unit of
+// nanoseconds becomes one of seconds (ns/op: sec/op, cpu-ns/s: cpu-sec/s), its values scaled.
+func Tidy(unit string) string {
+	_, tidied := benchunit.Tidy(1, unit)
+	return tidied
+}
+
 // Index holds the values of every key for every variant.
 type Index struct {
 	keys   []Key                        // in order of first appearance

@@ -68,11 +68,13 @@ type Set struct {
 	// OptIn marks a set that runs only when named (timerlab bench --sets): the sets of
 	// golang.org/x/benchmarks, which need sweet and bent installed (timerlab xbench) and hours.
 	OptIn bool
-	// Bench is the -test.bench pattern; '/' separates the levels of sub-benchmarks.
-	Bench string
-	// Expect lists the top-level benchmarks (without the Benchmark prefix) the pattern is meant
-	// to select. Ones a toolchain's package lacks are reported when the set is built.
-	Expect    []string
+	// Expect lists the top-level benchmarks (without the Benchmark prefix) the set runs, the first
+	// level of its -test.bench pattern (Pattern). Ones a toolchain's package lacks are reported when
+	// the set is built.
+	Expect []string
+	// Sub is the pattern of the sub-benchmark levels below Expect, '/' separating them (as in
+	// -test.bench); "" for every sub-benchmark.
+	Sub       string
 	Benchtime string // -test.benchtime; "" for the default
 	// CPU is the -test.cpu list: the GOMAXPROCS the benchmarks run at, set by the testing package
 	// before they start; "" for the binary's own.
@@ -109,6 +111,18 @@ func (s Set) RepoDir(repoRoot string) (string, bool) {
 // ListPattern is the -test.list pattern matching exactly the expected top-level benchmarks.
 func (s Set) ListPattern() string {
 	return anyOf(s.Expect...)
+}
+
+// Pattern is the -test.bench pattern of a go test set: its benchmarks by name, then Sub. A set of
+// sweet or bent has none: its XBench say what runs.
+func (s Set) Pattern() string {
+	if s.Tool != GoTest {
+		return ""
+	}
+	if s.Sub == "" {
+		return anyOf(s.Expect...)
+	}
+	return anyOf(s.Expect...) + "/" + s.Sub
 }
 
 // Expected is one benchmark a set's results must hold: a top-level benchmark of a package.
@@ -164,9 +178,9 @@ func (s Set) Validate() error {
 	if !validName.MatchString(s.Name) {
 		return fmt.Errorf("set name %q: want [a-z0-9-]+", s.Name)
 	}
-	for _, level := range strings.Split(s.Bench, "/") {
+	for _, level := range strings.Split(s.Pattern(), "/") {
 		if _, err := regexp.Compile(level); err != nil {
-			return fmt.Errorf("set %s: bench pattern %q: %v", s.Name, s.Bench, err)
+			return fmt.Errorf("set %s: bench pattern %q: %v", s.Name, s.Pattern(), err)
 		}
 	}
 	if len(s.Expect) == 0 {
@@ -201,14 +215,15 @@ func Default(sets []Set) []Set {
 	return out
 }
 
-// Sets returns the benchmark sets of the full or the quick matrix, in the order they are run. The
-// full matrix also knows the OptIn sets of golang.org/x/benchmarks (xbenchSets), which run only
-// when named.
+// Sets returns the benchmark sets of the full or the quick matrix, in the order they are run: the
+// sets of each workload of Workloads in turn. The full matrix also knows the OptIn sets of
+// golang.org/x/benchmarks, which run only when named.
 func Sets(quick bool) []Set {
-	if quick {
-		return quickSets()
+	var out []Set
+	for _, w := range Workloads() {
+		out = append(out, w.Sets(quick)...)
 	}
-	return append(fullSets(), xbenchSets()...)
+	return out
 }
 
 // SweepSets returns the names of the sets marked Sweep, in order.
@@ -232,175 +247,24 @@ func Find(sets []Set, name string) (Set, bool) {
 	return Set{}, false
 }
 
-// Go's own timer benchmarks in package time.
-var stdTimeBenchmarks = []string{
-	"AfterFunc1000", "After", "Stop", "StartStop1000", "Reset", "Sleep1000",
-	"SimultaneousAfterFunc1000", "AdjustTimers10000", "Ticker", "TickerReset",
-	"ParallelTimerLatency", "StaggeredTickerLatency",
-}
-
-// The subset of stdTimeBenchmarks the quick matrix runs.
-var quickTimeBenchmarks = []string{
-	"AfterFunc1000", "Stop", "StartStop1000", "Reset", "AdjustTimers10000", "TickerReset",
-	"ParallelTimerLatency", "StaggeredTickerLatency",
-}
-
 // anyOf is the top-level -test.bench pattern selecting exactly the benchmarks named.
 func anyOf(names ...string) string {
 	return "^Benchmark(" + strings.Join(names, "|") + ")$"
 }
 
-func fullSets() []Set {
-	return []Set{
-		{Name: "std-time", Pkg: "time", From: Std, Bench: anyOf(stdTimeBenchmarks...),
-			Expect: stdTimeBenchmarks, About: "Go's own timer benchmarks (src/time)"},
-		{Name: "std-context", Pkg: "context", From: Std, Bench: anyOf("WithTimeout"),
-			Expect: []string{"WithTimeout"}, About: "context.WithTimeout churn (src/context)"},
-		{Name: "std-net", Pkg: "net", From: Std,
-			Bench:  anyOf("TCP4OneShotTimeout", "TCP4PersistentTimeout", "SetReadDeadline"),
-			Expect: []string{"TCP4OneShotTimeout", "TCP4PersistentTimeout", "SetReadDeadline"},
-			About:  "net deadlines on loopback TCP (src/net)"},
-		timersSet("", "1s"),
-		timersGCOffSet("", "1s"),
-		{Name: "firing", Pkg: "timerlab/bench/timers", From: Bench, Bench: anyOf("FireAll") + "/^timers=(100K|1M)$",
-			Expect: []string{"FireAll"}, Benchtime: "3x",
-			About: "firing cost: N timers due over one second, all left to fire; CPU per timer from getrusage"},
-		{Name: "deadline", Pkg: "timerlab/bench/deadline", From: Bench, Bench: anyOf("DeadlineChurn", "TimerResetChurn"),
-			Expect: []string{"DeadlineChurn", "TimerResetChurn"},
-			About:  "deadline churn: SetReadDeadline / Reset moved earlier and later (golang/go#41699)"},
-		{Name: "httptimeout", Pkg: "timerlab/bench/httptimeout", From: Bench, Bench: anyOf("HTTPWithTimeout"),
-			Expect: []string{"HTTPWithTimeout"},
-			About:  "loopback net/http server, context.WithTimeout per request, bounded load"},
-		wakeupsSet("1s"),
-		wakeupsFloorSet("1s"),
-		{Name: "grpc", Pkg: "timerlab/bench/grpcload", From: Bench, Bench: anyOf("GRPCUnaryDeadline"),
-			Expect: []string{"GRPCUnaryDeadline"},
-			About:  "google.golang.org/grpc unary health checks with per-call deadlines over loopback"},
-		{Name: "fasthttp", Pkg: "github.com/valyala/fasthttp", From: Bench,
-			Bench: anyOf("ClientGetTimeoutFastServer", "ClientGetEndToEnd10TCP",
-				"NetHTTPClientGetEndToEnd10TCP", "ServerTimeoutError"),
-			Expect: []string{"ClientGetTimeoutFastServer", "ClientGetEndToEnd10TCP",
-				"NetHTTPClientGetEndToEnd10TCP", "ServerTimeoutError"},
-			About: "github.com/valyala/fasthttp's own benchmarks: GetTimeout, loopback TCP end to end"},
+// level is one level of a -test.bench pattern selecting exactly the sub-benchmarks of one of parts
+// (each a pattern of its own, such as Sizes.Pattern's).
+func level(parts ...string) string {
+	if len(parts) == 1 {
+		return "^" + parts[0] + "$"
 	}
+	return "^(" + strings.Join(parts, "|") + ")$"
 }
 
-// quickSets is the CI matrix: the same workloads with small N and short runs, without the
-// net package and the third-party libraries, whose builds dominate a short run.
-func quickSets() []Set {
-	return []Set{
-		{Name: "std-time", Pkg: "time", From: Std, Bench: anyOf(quickTimeBenchmarks...), Expect: quickTimeBenchmarks,
-			Benchtime: "100ms", About: "Go's own timer benchmarks (src/time), a subset"},
-		{Name: "std-context", Pkg: "context", From: Std, Bench: anyOf("WithTimeout") + "/^concurrency=40$",
-			Expect: []string{"WithTimeout"}, Benchtime: "100ms", About: "context.WithTimeout churn (src/context)"},
-		timersSet("quick", "100ms"),
-		timersGCOffSet("quick", "100ms"),
-		{Name: "deadline", Pkg: "timerlab/bench/deadline", From: Bench, Bench: anyOf("DeadlineChurn", "TimerResetChurn"),
-			Expect: []string{"DeadlineChurn", "TimerResetChurn"}, Benchtime: "100ms",
-			About: "deadline churn: SetReadDeadline / Reset moved earlier and later (golang/go#41699)"},
-		{Name: "httptimeout", Pkg: "timerlab/bench/httptimeout", From: Bench, Bench: anyOf("HTTPWithTimeout"),
-			Expect: []string{"HTTPWithTimeout"}, Benchtime: "2000x",
-			About: "loopback net/http server, context.WithTimeout per request, bounded load"},
-		wakeupsSet("300ms"),
-		wakeupsFloorSet("300ms"),
+// pick returns full or quick, as the matrix is.
+func pick[T any](quick bool, full, q T) T {
+	if quick {
+		return q
 	}
-}
-
-// timersBenchmarks are the benchmarks of bench/timers.
-var timersBenchmarks = []string{"CostVsN", "TimeoutVsN", "AllocVsN", "Burst"}
-
-// timersSet is the cost-vs-N and burst workload; quick selects the small sizes.
-func timersSet(quick, benchtime string) Set {
-	burst := "timers=1M"
-	if quick != "" {
-		burst = "timers=100K"
-	}
-	sizes := "^(" + liveSizes(quick) + "|" + burst + ")$"
-	return Set{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
-		Bench: anyOf(timersBenchmarks...) + "/" + sizes, Expect: timersBenchmarks,
-		Benchtime: benchtime,
-		About: "AfterFunc+Stop cost with N long timers live, of a timer due among them and of a " +
-			"timeout due before them, and the allocation floor under both; a burst of timers, most cancelled"}
-}
-
-// timersGCOffSet is the timeout cost against N with the collector off while timed: the timer
-// set's own growth with N, apart from the marking of the live timers that every variant pays.
-// It is a set of its own, not a benchmark of timers, so that results recorded before it existed
-// still hold every benchmark their sets expect.
-func timersGCOffSet(quick, benchtime string) Set {
-	return Set{Name: "timers-gcoff", Pkg: "timerlab/bench/timers", From: Bench,
-		Bench: anyOf("TimeoutVsNGCOff") + "/^" + liveSizes(quick) + "$", Expect: []string{"TimeoutVsNGCOff"},
-		Benchtime: benchtime,
-		About:     "TimeoutVsN with the garbage collector off while timed: the timer set's own cost against N"}
-}
-
-// liveSizes is the sub-benchmark pattern of the numbers of live timers the cost-vs-N benchmarks
-// run with; quick selects the small ones.
-func liveSizes(quick string) string {
-	if quick != "" {
-		return "N=(1K|100K)"
-	}
-	return "N=(1K|100K|1M|4M)"
-}
-
-func wakeupsSet(benchtime string) Set {
-	return Set{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Bench,
-		Bench: anyOf("StaggeredTickers", "SubMsSleep"), Expect: []string{"StaggeredTickers", "SubMsSleep"},
-		Benchtime: benchtime, Sweep: true,
-		About: "1000 staggered 10ms tickers; 50 goroutines sleeping 20-1000us: wakeups, CPU, lateness, coalescing"}
-}
-
-// wakeupsFloorSet is the tickers of the wakeups set on one P: their CPU there is the floor under
-// what any wakeup policy can save on them (bench/wakeups, StaggeredTickersOneP). It is a set of its
-// own for the reason timersGCOffSet is, and not a sweep set: the floor is the work of receiving the
-// ticks, which the slack policy does not change.
-func wakeupsFloorSet(benchtime string) Set {
-	return Set{Name: "wakeups-1p", Pkg: "timerlab/bench/wakeups", From: Bench,
-		Bench: anyOf("StaggeredTickersOneP"), Expect: []string{"StaggeredTickersOneP"}, Benchtime: benchtime, CPU: "1",
-		About: "the 1000 staggered tickers with GOMAXPROCS=1: the CPU of receiving the ticks, the floor under any wakeup policy"}
-}
-
-// The sets of golang.org/x/benchmarks. Sweet's etcd is the timer-heavy one: each of its three
-// servers wraps every request in context.WithTimeout (tens of thousands of timers started and
-// stopped per run, 1-2% fired) and raft ticks on timers; gopher-lua and markdown use no timer and
-// are controls, run on stand-in assets that timerlab makes (internal/xbench) because sweet's
-// assets host is not always reachable. The bent set is small enough that three variants fit in
-// about 20 minutes on 2 cores: bent builds every test binary with -a, 15-35 s each per variant.
-func xbenchSets() []Set {
-	const sweetPkg = "golang.org/x/benchmarks/sweet/benchmarks/"
-	return []Set{
-		xbenchSet(Set{Name: "sweet-etcd", Tool: Sweet,
-			XBench: []XBench{{Name: "etcd", Pkg: sweetPkg + "etcd", Expect: []string{"EtcdPut", "EtcdSTM"}}},
-			About: "sweet's etcd: a 3-server etcd v3.6.0 cluster under 1000 clients (Put, then STM), " +
-				"a context.WithTimeout per request; sec/op is the mean request latency"}),
-		xbenchSet(Set{Name: "sweet-controls", Tool: Sweet,
-			XBench: []XBench{
-				{Name: "gopher-lua", Pkg: sweetPkg + "gopher-lua", Expect: []string{"GopherLuaKNucleotide"}},
-				{Name: "markdown", Pkg: sweetPkg + "markdown", Expect: []string{"MarkdownRenderXHTML"}},
-			},
-			About: "sweet's gopher-lua and markdown, timer-free controls, on stand-in assets made by timerlab"}),
-		xbenchSet(Set{Name: "bent", Tool: Bent,
-			XBench: []XBench{
-				{Name: "k8s_workqueue-DelayingQueue_AddAfter", Suite: "k8s_workqueue", Pkg: "k8s.io/client-go/util/workqueue",
-					Bench: "^BenchmarkDelayingQueue_AddAfter$", Expect: []string{"DelayingQueue_AddAfter"}},
-				{Name: "dustin_broadcast-ParallelBrodcast", Suite: "dustin_broadcast", Pkg: "github.com/dustin/go-broadcast",
-					Bench: "^BenchmarkParallelBrodcast$", Expect: []string{"ParallelBrodcast"}},
-				{Name: "semver-ValidateVersionRangeFail", Suite: "semver", Pkg: "github.com/Masterminds/semver/v3",
-					Bench: "^BenchmarkValidateVersionRangeFail$", Expect: []string{"ValidateVersionRangeFail"}},
-				{Name: "gonum_community-NewUndirectedLayers%2FgraphSize%3D1000%2CnumGraphs%3D10", Suite: "gonum_community",
-					Pkg:    "gonum.org/v1/gonum/graph/community",
-					Bench:  "^BenchmarkNewUndirectedLayers$/^graphSize=1000,numGraphs=10$",
-					Expect: []string{"NewUndirectedLayers"}},
-			},
-			About: "bent: k8s workqueue AddAfter (timers), go-broadcast (goroutine wakeups); semver, gonum community: controls"}),
-	}
-}
-
-// xbenchSet completes a set of golang.org/x/benchmarks: OptIn, and its Expect from its benchmarks.
-func xbenchSet(s Set) Set {
-	s.OptIn = true
-	for _, x := range s.XBench {
-		s.Expect = append(s.Expect, x.Expect...)
-	}
-	return s
+	return full
 }

@@ -1,10 +1,13 @@
 package suite
 
 import (
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"timerlab/bench/units"
 )
 
 func TestSetsAreValid(t *testing.T) {
@@ -18,8 +21,8 @@ func TestSetsAreValid(t *testing.T) {
 				t.Errorf("quick=%v: set %s twice", quick, s.Name)
 			}
 			seen[s.Name] = true
-			if s.Tool == GoTest && !strings.HasPrefix(s.Bench, "^Benchmark(") {
-				t.Errorf("set %s: pattern %q does not select Benchmark functions", s.Name, s.Bench)
+			if s.Tool == GoTest && !strings.HasPrefix(s.Pattern(), "^Benchmark(") {
+				t.Errorf("set %s: pattern %q does not select Benchmark functions", s.Name, s.Pattern())
 			}
 		}
 	}
@@ -37,7 +40,7 @@ func TestMissing(t *testing.T) {
 }
 
 func TestValidateRejectsBadName(t *testing.T) {
-	if err := (Set{Name: "Bad Name", Bench: "x", Expect: []string{"x"}}).Validate(); err == nil {
+	if err := (Set{Name: "Bad Name", Expect: []string{"x"}}).Validate(); err == nil {
 		t.Error("bad set name accepted")
 	}
 }
@@ -78,8 +81,8 @@ func TestTimersSets(t *testing.T) {
 		if !ok {
 			t.Fatalf("quick=%v: no set %s", c.quick, c.set)
 		}
-		if got := selects(s.Bench, "Benchmark"+c.name); got != c.want {
-			t.Errorf("quick=%v: set %s (%q) selects %s: %v, want %v", c.quick, c.set, s.Bench, c.name, got, c.want)
+		if got := selects(s.Pattern(), "Benchmark"+c.name); got != c.want {
+			t.Errorf("quick=%v: set %s (%q) selects %s: %v, want %v", c.quick, c.set, s.Pattern(), c.name, got, c.want)
 		}
 	}
 }
@@ -175,6 +178,68 @@ func TestValidateXBench(t *testing.T) {
 		change(&s)
 		if err := s.Validate(); err == nil {
 			t.Errorf("%s: accepted", what)
+		}
+	}
+}
+
+// TestWorkloadsValid checks every workload's charts and summary use only benchmarks its sets run
+// and figures it reports, and that a workload that does not is refused.
+func TestWorkloadsValid(t *testing.T) {
+	for _, w := range Workloads() {
+		if err := w.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+	bad := Wakeups
+	bad.Units = slices.DeleteFunc(slices.Clone(bad.Units), func(u string) bool { return u == units.CoalesceEff })
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), units.CoalesceEff) {
+		t.Errorf("wakeups without %s among its figures: %v, want it refused", units.CoalesceEff, err)
+	}
+	bad = Timers
+	bad.Charts = []Chart{{Kind: VsSize, File: "x.svg", Benchmarks: []string{"NoSuch"}, Unit: "sec/op"}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "BenchmarkNoSuch") {
+		t.Errorf("a chart of a benchmark no set runs: %v, want it refused", err)
+	}
+}
+
+// TestDocs checks that docs/benchmarks.md, which describes the sets for readers, has a row for every
+// set, naming the benchmarks it runs (for sweet and bent, each benchmark or its program), and
+// explains every figure of the wakeups workload.
+func TestDocs(t *testing.T) {
+	data, err := os.ReadFile("../../docs/benchmarks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := regexp.MustCompile("^\\| `([a-z0-9-]+)` \\|").FindStringSubmatch(line); m != nil {
+			rows[m[1]] = line
+		}
+	}
+	for _, s := range Sets(false) {
+		row, ok := rows[s.Name]
+		if !ok {
+			t.Errorf("docs/benchmarks.md has no row for the set %s", s.Name)
+			continue
+		}
+		for _, b := range s.Expect {
+			named := strings.Contains(row, b)
+			for _, x := range s.XBench {
+				named = named || (slices.Contains(x.Expect, b) && strings.Contains(row, x.Name))
+			}
+			if !named {
+				t.Errorf("docs/benchmarks.md's row of %s does not name %s", s.Name, b)
+			}
+		}
+	}
+	for _, u := range Wakeups.Units {
+		if q, ok := strings.CutPrefix(u, "late-"); ok {
+			q = strings.TrimSuffix(q, "-ns")
+			if !regexp.MustCompile("`late-\\{[^}]*\\b" + q + "\\b[^}]*\\}-ns`").Match(data) {
+				t.Errorf("docs/benchmarks.md does not explain %s", u)
+			}
+		} else if !strings.Contains(string(data), "`"+u+"`") {
+			t.Errorf("docs/benchmarks.md does not explain %s", u)
 		}
 	}
 }

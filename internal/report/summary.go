@@ -1,0 +1,148 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"timerlab/bench/units"
+	"timerlab/internal/lab"
+	"timerlab/internal/stats"
+	"timerlab/internal/suite"
+)
+
+// writeSummaries writes the summary table of each workload that has one (suite.Workload.Summary).
+func (r *Report) writeSummaries(b *bytes.Buffer) {
+	for _, w := range suite.Workloads() {
+		if w.Summary != nil {
+			r.writeSummary(b, w.Pkg, *w.Summary)
+		}
+	}
+}
+
+// writeSummary writes the table that judges each variant with timer slack against the baseline of
+// the same run, the baseline's row first: a cell per column of s. It writes nothing when the run
+// has no such variant or no baseline.
+func (r *Report) writeSummary(b *bytes.Buffer, pkg string, s suite.Summary) {
+	vs := r.slackVariants(pkg, s)
+	if len(vs) == 0 || r.Variants[0] != lab.Baseline {
+		return
+	}
+	fmt.Fprintf(b, "## %s\n\n%s\n\n", s.Title, s.Intro)
+	head := []string{"variant", "GODEBUG"}
+	for _, c := range s.Columns {
+		head = append(head, c.Head)
+	}
+	writeRow(b, head...)
+	b.WriteString("|" + strings.Repeat(" --- |", len(head)) + "\n")
+	for _, v := range append([]string{lab.Baseline}, vs...) {
+		tc, _ := r.Env.Toolchain(v)
+		row := []string{v, orDash(tc.GODEBUG)}
+		for _, c := range s.Columns {
+			row = append(row, r.cell(pkg, c, v))
+		}
+		writeRow(b, row...)
+	}
+	b.WriteString("\n")
+}
+
+// slackVariants returns the variants other than the baseline that have timer slack: their
+// toolchain's GOEXPERIMENT or their GODEBUG names it, or they granted some in a benchmark of a
+// slack column of s.
+func (r *Report) slackVariants(pkg string, s suite.Summary) []string {
+	var out []string
+	for _, v := range r.Variants {
+		tc, _ := r.Env.Toolchain(v)
+		granted := false
+		for _, c := range s.Columns {
+			granted = granted || (c.Kind == suite.Slack && r.slack(pkg, c.Bench, v) > 0)
+		}
+		named := strings.Contains(tc.GOEXPERIMENT+","+tc.GODEBUG, "slack")
+		if v != lab.Baseline && (named || granted) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func writeRow(b *bytes.Buffer, cells ...string) {
+	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+}
+
+// cell is variant's cell of the column c; "—" where a figure it needs is missing.
+func (r *Report) cell(pkg string, c suite.Column, variant string) string {
+	switch c.Kind {
+	case suite.Slack:
+		return r.slackCell(pkg, c.Bench, variant)
+	case suite.Ratio:
+		over := c.Over
+		if over == "" {
+			over = c.Bench
+		}
+		return r.ratioOver(pkg, c.Bench, over, c.Unit, variant)
+	case suite.SlackValue:
+		if r.slack(pkg, c.Bench, variant) == 0 {
+			return "—"
+		}
+		return r.valueCell(pkg, c.Bench, c.Unit, variant)
+	case suite.PeriodShare:
+		return r.periodShareCell(pkg, c, variant)
+	default:
+		return r.valueCell(pkg, c.Bench, c.Unit, variant)
+	}
+}
+
+// slackCell is the median slack variant granted in bench, "—" without the figure.
+func (r *Report) slackCell(pkg, bench, variant string) string {
+	if _, ok := r.center(pkg, bench, units.Slack, variant); !ok {
+		return "—"
+	}
+	return r.slack(pkg, bench, variant).Round(100 * time.Nanosecond).String()
+}
+
+// ratioOver is variant's median of unit in bench over the baseline's in baseBench, as "×0.42"; "—"
+// where either figure is missing. The CPU on 1 P column divides the tickers on one P by the
+// baseline's tickers at the run's GOMAXPROCS.
+func (r *Report) ratioOver(pkg, bench, baseBench, unit, variant string) string {
+	val, ok := r.center(pkg, bench, unit, variant)
+	base, okBase := r.center(pkg, baseBench, unit, lab.Baseline)
+	if !ok || !okBase || base == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("×%.2f", val/base)
+}
+
+// valueCell is variant's median of unit in bench.
+func (r *Report) valueCell(pkg, bench, unit, variant string) string {
+	val, ok := r.center(pkg, bench, unit, variant)
+	if !ok {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", val)
+}
+
+// periodShareCell is variant's median of c.Unit in c.Bench as a percentage of the period its
+// sub-benchmark names give.
+func (r *Report) periodShareCell(pkg string, c suite.Column, variant string) string {
+	val, ok := r.center(pkg, c.Bench, c.Unit, variant)
+	period := r.period(pkg, c)
+	if !ok || period <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f%%", 100*val/period.Seconds())
+}
+
+// period returns the duration that the names of c.Bench's sub-benchmarks with the figure c.Unit
+// give as c.Param (period=10ms); 0 if none does.
+func (r *Report) period(pkg string, c suite.Column) time.Duration {
+	param := regexp.MustCompile(`/` + regexp.QuoteMeta(c.Param) + `=([^/-]+)`)
+	for _, k := range r.keys(pkg, stats.Tidy(c.Unit)) {
+		if m := param.FindStringSubmatch(k.Name); m != nil && strings.HasPrefix(k.Name, c.Bench+"/") {
+			d, _ := time.ParseDuration(m[1])
+			return d
+		}
+	}
+	return 0
+}

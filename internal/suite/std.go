@@ -1,0 +1,44 @@
+package suite
+
+// The standard library's own timer benchmarks, built from each toolchain's GOROOT, so that each
+// variant runs the benchmarks of its own tree.
+
+// StdTime is package time's timer benchmarks.
+var StdTime = Workload{Name: "std-time", Pkg: "time", From: Std,
+	sets: func(quick bool) []Set {
+		return []Set{{Name: "std-time", Expect: pick(quick, stdTimeBenchmarks, quickTimeBenchmarks),
+			Benchtime: pick(quick, "", "100ms"),
+			About:     pick(quick, "Go's own timer benchmarks (src/time)", "Go's own timer benchmarks (src/time), a subset")}}
+	}}
+
+// Go's own timer benchmarks in package time.
+var stdTimeBenchmarks = []string{
+	"AfterFunc1000", "After", "Stop", "StartStop1000", "Reset", "Sleep1000",
+	"SimultaneousAfterFunc1000", "AdjustTimers10000", "Ticker", "TickerReset",
+	"ParallelTimerLatency", "StaggeredTickerLatency",
+}
+
+// The subset of stdTimeBenchmarks the quick matrix runs.
+var quickTimeBenchmarks = []string{
+	"AfterFunc1000", "Stop", "StartStop1000", "Reset", "AdjustTimers10000", "TickerReset",
+	"ParallelTimerLatency", "StaggeredTickerLatency",
+}
+
+// StdContext is context.WithTimeout's churn (go1.27.4's context has no other timer benchmark); the
+// quick matrix runs it at one concurrency.
+var StdContext = Workload{Name: "std-context", Pkg: "context", From: Std,
+	sets: func(quick bool) []Set {
+		return []Set{{Name: "std-context", Expect: []string{"WithTimeout"},
+			Sub:       pick(quick, "", level(Sizes{Param: "concurrency", Quick: []string{"40"}}.Pattern(true))),
+			Benchtime: pick(quick, "", "100ms"), About: "context.WithTimeout churn (src/context)"}}
+	}}
+
+// StdNet is package net's deadline benchmarks on loopback TCP; not in the quick matrix.
+var StdNet = Workload{Name: "std-net", Pkg: "net", From: Std,
+	sets: func(quick bool) []Set {
+		if quick {
+			return nil
+		}
+		return []Set{{Name: "std-net", Expect: []string{"TCP4OneShotTimeout", "TCP4PersistentTimeout", "SetReadDeadline"},
+			About: "net deadlines on loopback TCP (src/net)"}}
+	}}

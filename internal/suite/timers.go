@@ -1,0 +1,53 @@
+package suite
+
+import "timerlab/bench/units"
+
+// Timers is bench/timers: the cost of AfterFunc+Stop against the number of timers live, a burst of
+// timers most of which are cancelled, and timers that all fire.
+var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
+	Units: []string{units.NsTimer, units.CPUTimer, units.LiveBytes},
+	sets: func(quick bool) []Set {
+		sets := []Set{
+			{Name: "timers", Expect: []string{costVsN, timeoutVsN, allocVsN, "Burst"},
+				Sub: level(liveSizes.Pattern(quick), burstSize.Pattern(quick)), Benchtime: pick(quick, "1s", "100ms"),
+				About: "AfterFunc+Stop cost with N long timers live, of a timer due among them and of a " +
+					"timeout due before them, and the allocation floor under both; a burst of timers, most cancelled"},
+			// TimeoutVsN with the collector off while timed: the timer set's own growth with N, apart
+			// from the marking of the live timers that every variant pays. A set of its own, not a
+			// benchmark of timers, so that results recorded before it existed still hold every
+			// benchmark their sets expect.
+			{Name: "timers-gcoff", Expect: []string{timeoutVsNGCOff}, Sub: level(liveSizes.Pattern(quick)),
+				Benchtime: pick(quick, "1s", "100ms"),
+				About:     "TimeoutVsN with the garbage collector off while timed: the timer set's own cost against N"},
+		}
+		if quick {
+			return sets
+		}
+		return append(sets, Set{Name: "firing", Expect: []string{"FireAll"}, Sub: level(firingSizes.Pattern(quick)),
+			Benchtime: "3x", About: "firing cost: N timers due over one second, all left to fire; CPU per timer from getrusage"})
+	},
+	Charts: []Chart{{Kind: VsSize, File: "cost-vs-n.svg", Title: "AfterFunc+Stop cost vs live timers",
+		X: "live timers (N)", Y: "ns/op", Benchmarks: []string{costVsN, timeoutVsN, timeoutVsNGCOff, allocVsN},
+		Param: liveSizes.Param, Unit: "sec/op", Scale: 1e9,
+		Note: "CostVsN: a timer due among the live ones; TimeoutVsN: a timeout due before all of them; " +
+			"TimeoutVsNGCOff: TimeoutVsN with the garbage collector off while timed, the timer set's own cost; " +
+			"AllocVsN: allocating a timer-sized object with no timer, a lower bound under CostVsN and TimeoutVsN " +
+			"(too low at large N; the floor itself: scripts/null-floor.sh, docs/wheel.md)."}},
+}
+
+// The benchmarks of bench/timers that vary the number of timers live.
+const (
+	costVsN         = "CostVsN"
+	timeoutVsN      = "TimeoutVsN"
+	timeoutVsNGCOff = "TimeoutVsNGCOff"
+	allocVsN        = "AllocVsN"
+)
+
+var (
+	// liveSizes are the numbers of long timers live in the cost-vs-N benchmarks.
+	liveSizes = Sizes{Param: "N", Full: []string{"1K", "100K", "1M", "4M"}, Quick: []string{"1K", "100K"}}
+	// burstSize is the number of timers BenchmarkBurst starts at once.
+	burstSize = Sizes{Param: "timers", Full: []string{"1M"}, Quick: []string{"100K"}}
+	// firingSizes are the numbers of timers BenchmarkFireAll lets fire.
+	firingSizes = Sizes{Param: "timers", Full: []string{"100K", "1M"}}
+)

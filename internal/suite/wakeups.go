@@ -1,0 +1,113 @@
+package suite
+
+import (
+	"fmt"
+	"strings"
+
+	"timerlab/bench/units"
+	"timerlab/internal/lab"
+)
+
+// The benchmarks of bench/wakeups. One op is one wakeup.
+const (
+	// Tickers is 1000 tickers of 10 ms at random phases.
+	Tickers = "StaggeredTickers"
+	// Sleeps is 50 goroutines sleeping 20-1000 µs.
+	Sleeps = "SubMsSleep"
+	// TickersOneP is Tickers at GOMAXPROCS=1 from the binary's start: what receiving the ticks costs
+	// with one thread, the floor under the tickers' CPU at any GOMAXPROCS.
+	TickersOneP = "StaggeredTickersOneP"
+)
+
+// Wakeups is bench/wakeups: frequent short timers, what their wakeups cost the process and how late
+// they wake their goroutines. The one workload the slack policy changes the figures of: the
+// aliases of variants.conf (one toolchain at several GODEBUG settings) run its sweep set.
+var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Bench,
+	Units: append([]string{units.VCSW, units.CPU, units.Slack, units.TimerWakeups, units.TimersFired, units.Coalesced,
+		units.WakeDeferrals, units.DeferralsExpired, units.IdealWakeups, units.CoalesceEff, units.RatioP50,
+		units.RatioP99}, lateUnits()...),
+	sets: func(quick bool) []Set {
+		benchtime := pick(quick, "1s", "300ms")
+		return []Set{
+			{Name: "wakeups", Expect: []string{Tickers, Sleeps}, Benchtime: benchtime, Sweep: true,
+				About: "1000 staggered 10ms tickers; 50 goroutines sleeping 20-1000us: wakeups, CPU, lateness, coalescing"},
+			// The floor under what any wakeup policy can save on the tickers: a set of its own, so that
+			// results recorded before it still hold every benchmark of wakeups, and not a sweep set:
+			// the floor is the work of receiving the ticks, which the slack policy does not change.
+			{Name: "wakeups-1p", Expect: []string{TickersOneP}, Benchtime: benchtime, CPU: "1",
+				About: "the 1000 staggered tickers with GOMAXPROCS=1: the CPU of receiving the ticks, the floor under any wakeup policy"},
+		}
+	},
+	Charts: append([]Chart{latenessCDF(Tickers), latenessCDF(Sleeps)}, append(vsSlackCharts(Tickers), vsSlackCharts(Sleeps)...)...),
+	Summary: &Summary{Title: "Slack targets",
+		Intro: fmt.Sprintf("Each variant with timer slack against %[1]s in this run, %[1]s first; medians over the runs, "+
+			"ratios are variant / %[1]s. *tickers*: %[2]s; slack is the median slack granted (`slack-ns`), late p99 "+
+			"is a share of the ticker period, coalesce-eff is ideal wakeups / timer wakeups (1: every wakeup the slack "+
+			"allows to save is saved; — where no slack is granted); CPU on 1 P is the variant's CPU for the same tickers "+
+			"with GOMAXPROCS=1 (%[4]s) over %[1]s's at the run's GOMAXPROCS: what receiving the ticks costs with the "+
+			"fewest threads, the floor under the CPU any wakeup policy can reach. *sleeps*: %[3]s; ratio p50 is the "+
+			"median of actual / requested duration of the sleeps of at least 100 µs.",
+			lab.Baseline, Tickers, Sleeps, TickersOneP),
+		Columns: []Column{
+			{Head: "tickers: slack", Kind: Slack, Bench: Tickers},
+			{Head: "vcsw/s", Kind: Ratio, Bench: Tickers, Unit: units.VCSW},
+			{Head: "CPU", Kind: Ratio, Bench: Tickers, Unit: units.CPU},
+			{Head: "CPU on 1 P", Kind: Ratio, Bench: TickersOneP, Over: Tickers, Unit: units.CPU},
+			{Head: "late p99 (% of period)", Kind: PeriodShare, Bench: Tickers, Unit: units.LateP99, Param: "period"},
+			{Head: "coalesce-eff", Kind: SlackValue, Bench: Tickers, Unit: units.CoalesceEff},
+			{Head: "sleeps: slack", Kind: Slack, Bench: Sleeps},
+			{Head: "ratio p50", Kind: Value, Bench: Sleeps, Unit: units.RatioP50},
+			{Head: "timer wakeups/s", Kind: Ratio, Bench: Sleeps, Unit: units.TimerWakeups},
+		}},
+}
+
+func lateUnits() []string {
+	var out []string
+	for _, q := range units.Lateness {
+		out = append(out, q.Unit)
+	}
+	return out
+}
+
+// latenessCDF charts the distribution of wakeup lateness of bench from its quantile figures.
+func latenessCDF(bench string) Chart {
+	return Chart{Kind: Quantiles, File: strings.ToLower(bench) + "-lateness-cdf.svg", Title: bench + ": lateness CDF",
+		X: "lateness (µs)", Y: "fraction of wakeups", Benchmarks: []string{bench}, Quantiles: units.Lateness,
+		Scale: 1e6, Floor: 0.01,
+		Note: "Quantiles p10, p25, p50, p90, p99, p99.9 and max of each variant (medians over the runs); " +
+			"lateness below 10 ns is drawn at 10 ns."}
+}
+
+// vsSlackCharts are bench's figures charted against the slack each variant granted: the slack of
+// a variant is the median of its slack-ns in that benchmark, so that a percentage policy or the
+// default one has a place too.
+func vsSlackCharts(bench string) []Chart {
+	var charts []Chart
+	for _, f := range []struct {
+		unit, label, file string
+		scale             float64
+	}{
+		{units.TimerWakeups, "timer wakeups/s", "timer-wakeups", 1},
+		{units.VCSW, "voluntary context switches/s", "vcsw", 1},
+		{units.CPU, "CPU seconds per second", "cpu", 1},
+		{units.LateP50, "p50 lateness (µs)", "late-p50", 1e6},
+		{units.LateP99, "p99 lateness (µs)", "late-p99", 1e6},
+		// Coalescing efficiency judges how well a variant uses the slack it grants, so it has no
+		// meaning without slack: with none, the ideal is one wakeup per distinct due instant, and the
+		// figure only says how many dues one wakeup happened to find.
+		{units.CoalesceEff, "coalescing efficiency (ideal / timer wakeups)", "coalesce-eff", 1},
+	} {
+		c := Chart{Kind: VsSlack, File: strings.ToLower(bench) + "-" + f.file + "-vs-slack.svg",
+			Title: bench + ": " + f.label + " vs timer slack", X: "median timer slack granted (µs)", Y: f.label,
+			Benchmarks: []string{bench}, Unit: f.unit, Scale: f.scale, SlackOnly: f.unit == units.CoalesceEff,
+			Note: "Slack is the median of the slack the runtime granted the workload's timers (`slack-ns`, from " +
+				"/sched/timers/slack:seconds), medians over the runs; "}
+		if c.SlackOnly {
+			c.Note += "variants that granted no slack are left out."
+		} else {
+			c.Note += "variants without slack or without the metric are at 0."
+		}
+		charts = append(charts, c)
+	}
+	return charts
+}

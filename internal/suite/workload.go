@@ -1,0 +1,187 @@
+package suite
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"timerlab/bench/units"
+)
+
+// A Workload is one package of benchmarks (or, for golang.org/x/benchmarks, one tool's) and all
+// that timerlab says of it, in one place: the sets that run it in the full and the quick matrix,
+// each set's benchmarks and the sizes it selects (its -test.bench pattern is derived from them),
+// the figures its benchmarks report besides the testing package's (units named in
+// timerlab/bench/units, which the workloads report under), and the charts and summary rows the
+// report draws from them. docs/benchmarks.md describes the same sets for readers (TestDocs keeps
+// them in step).
+type Workload struct {
+	Name string // what the docs call it
+	Pkg  string // the package of its sets; "" for golang.org/x/benchmarks (see XBench)
+	From Module
+	// Units are the figures its benchmarks report besides the testing package's, as reported.
+	Units []string
+	// Charts are the report's charts of its results, in order; one with no point is left out.
+	Charts []Chart
+	// Summary is the report's table of its results, one row per variant it judges; nil for none.
+	Summary *Summary
+
+	sets func(quick bool) []Set // its sets in the full or the quick matrix, Pkg and From left to the workload
+}
+
+// Sets returns the sets that run w in the full or the quick matrix, in order.
+func (w Workload) Sets(quick bool) []Set {
+	sets := w.sets(quick)
+	for i := range sets {
+		if sets[i].Pkg == "" && sets[i].Tool == GoTest {
+			sets[i].Pkg, sets[i].From = w.Pkg, w.From
+		}
+	}
+	return sets
+}
+
+// Workloads returns every workload, in the order their sets run.
+func Workloads() []Workload {
+	return []Workload{StdTime, StdContext, StdNet, Timers, Deadline, HTTPTimeout, Wakeups, GRPC, FastHTTP, XBenchmarks}
+}
+
+// Sizes are the values of one sub-benchmark parameter that a set selects (N=1K: parameter N, value
+// 1K), in the full and the quick matrix.
+type Sizes struct {
+	Param       string
+	Full, Quick []string
+}
+
+// Pattern is the parameter with its values of the mode as one alternative of a pattern level:
+// N=(1K|100K), or N=1K for a single value.
+func (s Sizes) Pattern(quick bool) string {
+	values := pick(quick, s.Full, s.Quick)
+	if len(values) == 1 {
+		return s.Param + "=" + values[0]
+	}
+	return s.Param + "=(" + strings.Join(values, "|") + ")"
+}
+
+// ChartKind is what a chart plots.
+type ChartKind int
+
+const (
+	// VsSize draws a line per benchmark of Benchmarks and variant: the median of Unit against the
+	// size parameter Param of the sub-benchmarks (N=1K is 1000, 4M is 4e6), log-log.
+	VsSize ChartKind = iota
+	// Quantiles draws a line per variant: the quantiles Quantiles of Benchmarks[0] (their medians,
+	// in µs, on a log axis) against their fractions, a cumulative distribution.
+	Quantiles
+	// VsSlack draws a point per variant: the median of Unit of Benchmarks[0] against the median
+	// slack the variant granted in that benchmark (bench/units.Slack, in µs; 0 without the figure).
+	VsSlack
+)
+
+// A Chart is one chart of the report.
+type Chart struct {
+	Kind       ChartKind
+	File       string // the SVG's base name
+	Title      string
+	X, Y       string // the axes' labels
+	Benchmarks []string
+	Param      string // VsSize: the parameter of the sub-benchmarks' names that is the X axis
+	Unit       string // VsSize, VsSlack: the figure drawn, as the benchmark reports it
+	// Scale multiplies the figure as the report reads it, tidied as benchstat tidies units (a unit
+	// in ns is read in seconds), into the chart's.
+	Scale     float64
+	Quantiles []units.Quantile // Quantiles
+	// Floor is where a Quantiles chart draws figures below it: its axis is logarithmic.
+	Floor float64
+	// SlackOnly leaves out the variants that granted no slack in the benchmark (VsSlack).
+	SlackOnly bool
+	Note      string
+}
+
+// A Summary is a table of the report that judges variants against the baseline, a row per variant.
+type Summary struct {
+	Title   string
+	Intro   string
+	Columns []Column
+}
+
+// ColumnKind is how a summary column makes a cell of one variant's results.
+type ColumnKind int
+
+const (
+	// Slack is the median slack the variant granted in Bench (bench/units.Slack), "—" without it.
+	Slack ColumnKind = iota
+	// Ratio is the variant's median of Unit in Bench over the baseline's in Over (Bench if "").
+	Ratio
+	// Value is the variant's median of Unit in Bench.
+	Value
+	// SlackValue is Value where the variant granted slack in Bench, "—" where it granted none.
+	SlackValue
+	// PeriodShare is the median of Unit (a duration) as a percentage of the period that Bench's
+	// sub-benchmark names give as Param (period=10ms).
+	PeriodShare
+)
+
+// A Column is one column of a summary, after the variant and its GODEBUG.
+type Column struct {
+	Head  string
+	Kind  ColumnKind
+	Bench string // a top-level benchmark of the workload
+	Unit  string // as the benchmark reports it
+	Over  string // Ratio: the baseline's benchmark the figure is divided by, if not Bench
+	Param string // PeriodShare
+}
+
+// Validate reports a workload whose charts or summary use a figure it does not declare, or a
+// benchmark none of its sets runs.
+func (w Workload) Validate() error {
+	var benches []string
+	for _, quick := range []bool{false, true} {
+		for _, s := range w.Sets(quick) {
+			benches = append(benches, s.Expect...)
+		}
+	}
+	known := func(unit string) bool {
+		return unit == "" || unit == "sec/op" || slices.Contains(w.Units, unit)
+	}
+	check := func(what string, bench []string, units ...string) error {
+		for _, b := range bench {
+			if !slices.Contains(benches, b) {
+				return fmt.Errorf("workload %s: %s: no set runs Benchmark%s", w.Name, what, b)
+			}
+		}
+		for _, u := range units {
+			if !known(u) {
+				return fmt.Errorf("workload %s: %s: the workload reports no %s", w.Name, what, u)
+			}
+		}
+		return nil
+	}
+	for _, c := range w.Charts {
+		figures := []string{c.Unit}
+		for _, q := range c.Quantiles {
+			figures = append(figures, q.Unit)
+		}
+		if c.Kind == VsSlack {
+			figures = append(figures, units.Slack)
+		}
+		if err := check("chart "+c.File, c.Benchmarks, figures...); err != nil {
+			return err
+		}
+	}
+	if w.Summary != nil {
+		for _, c := range w.Summary.Columns {
+			bench := []string{c.Bench}
+			if c.Over != "" {
+				bench = append(bench, c.Over)
+			}
+			figures := []string{c.Unit}
+			if c.Kind == Slack || c.Kind == SlackValue {
+				figures = append(figures, units.Slack)
+			}
+			if err := check("summary column "+c.Head, bench, figures...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
