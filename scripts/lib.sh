@@ -70,56 +70,91 @@ host_sum() {
 	conf_get "$TL_BASE_CONF" "sum.$p" || die "$TL_BASE_CONF pins no sum for $p (add sum.$p=h1:...)"
 }
 
+# variant_rows prints variants.conf read and checked, the one reading of it: internal/lab's
+# ReadVariants runs it too, so the harness and the scripts agree on every variant. One line per
+# variant, in the file's order, with these fields separated by tabs:
+#   name  series  goexp  godebug  toolchain  text  line
+# series, goexp and godebug as written ("-" for none), toolchain the variant whose toolchain it runs
+# with (its own name, or an alias's target), text the description, and line every field after the
+# name joined by single spaces (what toolchain_stamp hashes). A line is a comment when its first
+# field starts with '#'. It fails with one line naming the file and line of the first row that breaks
+# a rule: fewer than four fields; a name listed twice; a series other than all, none or @TARGET; an
+# alias (series @TARGET) of itself, with a goexp of its own (it runs TARGET's toolchain, whose
+# GOEXPERIMENT is baked in), of an unknown variant, or of another alias.
+variant_rows() {
+	local rows
+	[ -f "$TL_VARIANTS" ] || die "missing variant list $TL_VARIANTS"
+	rows=$(awk -v file="$TL_VARIANTS" '
+		function fail(n, msg) { print file ":" n ": " msg; failed = 1; exit 1 }
+		NF == 0 || $1 ~ /^#/ { next }
+		{
+			if (NF < 4) fail(NR, "want name series goexp godebug text, got \"" $0 "\"")
+			if ($1 in at) fail(NR, $1 " is listed twice (first at line " at[$1] ")")
+			target = $1
+			if ($2 ~ /^@/) {
+				target = substr($2, 2)
+				if (target == $1) fail(NR, "variant '\''" $1 "'\'' is an alias of itself")
+				if ($3 != "-") fail(NR, "variant '\''" $1 "'\'': an alias runs its target'\''s toolchain, so its goexp must be -")
+			} else if ($2 != "all" && $2 != "none") {
+				fail(NR, "variant '\''" $1 "'\'': series '\''" $2 "'\'' (want all, none or @VARIANT)")
+			}
+			n++; name[n] = $1; at[$1] = NR; tc[$1] = target; series[$1] = $2
+			text = ""
+			for (i = 5; i <= NF; i++) text = text (i > 5 ? " " : "") $i
+			$1 = ""; sub(/^ /, "")
+			row[n] = name[n] "\t" series[name[n]] "\t" $2 "\t" $3 "\t" target "\t" text "\t" $0
+			known = known (n > 1 ? " " : "") name[n]
+		}
+		END {
+			if (failed) exit 1
+			for (i = 1; i <= n; i++) {
+				v = name[i]; t = tc[v]
+				if (t == v) continue
+				if (!(t in at)) fail(at[v], "variant '\''" v "'\'' is an alias of unknown variant '\''" t "'\'' (known: " known ")")
+				if (tc[t] != t) fail(at[v], "variant '\''" v "'\'' is an alias of '\''" t "'\'', itself an alias (of " tc[t] "): name a variant with a toolchain of its own")
+			}
+			for (i = 1; i <= n; i++) print row[i]
+		}' "$TL_VARIANTS") || die "$rows"
+	printf '%s\n' "$rows"
+}
+
+# variant_row NAME prints NAME's row of variant_rows, or fails.
+variant_row() {
+	variant_rows | awk -F '\t' -v n="$1" '$1 == n { print; found = 1 } END { exit !found }'
+}
+
 # variant_line NAME prints the variants.conf fields of NAME (series goexp godebug text), or fails.
 variant_line() {
-	awk -v n="$1" '!/^#/ && NF && $1 == n { $1 = ""; sub(/^ /, ""); print; found = 1 } END { exit !found }' "$TL_VARIANTS"
+	variant_row "$1" | cut -f 7
 }
 
 variant_names() {
-	awk '!/^#/ && NF { print $1 }' "$TL_VARIANTS"
+	variant_rows | cut -f 1
 }
 
 # toolchain_names lists the variants with a toolchain of their own, i.e. all but the aliases (series
 # @TARGET), which run with their target's: these are what build-toolchain.sh builds.
 toolchain_names() {
-	awk '!/^#/ && NF && $2 !~ /^@/ { print $1 }' "$TL_VARIANTS"
+	variant_rows | awk -F '\t' '$1 == $5 { print $1 }'
 }
 
-# require_variant NAME fails with one line unless NAME is listed in variants.conf with series all or
-# none, or is an alias (@TARGET) of a variant listed with a toolchain of its own. The same checks as
-# internal/lab's ReadVariants.
+# require_variant NAME fails with one line unless variants.conf reads (variant_rows) and lists NAME.
 require_variant() {
-	local series target
-	[ -n "${1:-}" ] || die "no variant given (known: $(variant_names | paste -sd ' '))"
-	variant_line "$1" >/dev/null || die "unknown variant '$1' (known: $(variant_names | paste -sd ' '))"
-	series=$(variant_field "$1" series)
-	case $series in
-	all | none) return 0 ;;
-	@*) target=${series#@} ;;
-	*) die "variant '$1': series '$series' (want all, none or @VARIANT)" ;;
-	esac
-	[ "$target" != "$1" ] || die "variant '$1' is an alias of itself"
-	[ -z "$(variant_field "$1" goexp)" ] || die "variant '$1': an alias runs its target's toolchain, so its goexp must be -"
-	variant_line "$target" >/dev/null ||
-		die "variant '$1' is an alias of unknown variant '$target' (known: $(variant_names | paste -sd ' '))"
-	[ "$(variant_target "$target")" = "$target" ] ||
-		die "variant '$1' is an alias of '$target', itself an alias: name a variant with a toolchain of its own"
+	local names
+	names=$(variant_names) || exit 1
+	[ -n "${1:-}" ] || die "no variant given (known: $(paste -sd ' ' <<<"$names"))"
+	grep -qxF -- "$1" <<<"$names" || die "unknown variant '$1' (known: $(paste -sd ' ' <<<"$names"))"
 }
 
 # variant_target NAME prints the variant whose toolchain NAME runs with: NAME itself, or TARGET
 # for an alias row (series @TARGET).
 variant_target() {
-	local series
-	series=$(variant_field "$1" series)
-	case $series in
-	@*) echo "${series#@}" ;;
-	*) echo "$1" ;;
-	esac
+	variant_row "$1" | cut -f 5
 }
 
-variant_field() { # NAME FIELD(series|goexp|godebug)
-	local series goexp godebug text
-	read -r series goexp godebug text < <(variant_line "$1")
+variant_field() { # NAME FIELD(series|goexp|godebug|text)
+	local name series goexp godebug target text line
+	IFS=$'\t' read -r name series goexp godebug target text line < <(variant_row "$1")
 	case $2 in
 	series) echo "$series" ;;
 	goexp) [ "$goexp" = - ] || echo "$goexp" ;;

@@ -187,7 +187,7 @@ func configsCmd(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	all, err := lab.ReadVariants(l.Variants)
+	all, err := l.ReadVariants()
 	if err != nil {
 		return err
 	}

@@ -178,7 +178,7 @@ func orDiscard(w io.Writer) io.Writer {
 // readVariants returns the variants of the checkout's variants.conf that names selects, in its
 // order (none: all of them).
 func readVariants(l lab.Layout, names []string) ([]lab.Variant, error) {
-	all, err := lab.ReadVariants(l.Variants)
+	all, err := l.ReadVariants()
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@
 package lab
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -158,17 +158,22 @@ func (l Layout) CheckStamp(name, root string) error {
 }
 
 // libsh runs the function fn of scripts/lib.sh with args and the layout's paths, and returns what
-// it prints.
+// it prints. An error lib.sh reports with its die is the error, as it says it.
 func (l Layout) libsh(fn string, args ...string) (string, error) {
 	libsh := filepath.Join(l.Root, "scripts", "lib.sh")
-	cmd := exec.Command("bash", append([]string{"-c", `source "$1" && shift && "$@"`, "bash", libsh, fn}, args...)...)
+	const name = "timerlab" // $0, which die prints first
+	cmd := exec.Command("bash", append([]string{"-c", `source "$1" && shift && "$@"`, name, libsh, fn}, args...)...)
 	cmd.Env = append(os.Environ(), "TIMERLAB_BUILD="+l.Build, "TIMERLAB_BASE_CONF="+l.BaseConf,
 		"TIMERLAB_VARIANTS="+l.Variants, "TIMERLAB_PATCHES="+l.Patches, "TIMERLAB_OVERLAY="+l.Overlay)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("%s from %s: %v: %s", fn, libsh, err, bytes.TrimSpace(stderr.Bytes()))
+		msg := string(bytes.TrimSpace(stderr.Bytes()))
+		if said, ok := strings.CutPrefix(msg, name+": error: "); ok && !strings.Contains(said, "\n") {
+			return "", errors.New(said)
+		}
+		return "", fmt.Errorf("%s from %s: %v: %s", fn, libsh, err, msg)
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -194,80 +199,47 @@ func (v Variant) IsAlias() bool {
 	return v.Toolchain != v.Name
 }
 
-// aliasPrefix marks the series column of an alias row: "@slack" runs with slack's toolchain.
-const aliasPrefix = "@"
-
-// ReadVariants parses the variant list: one variant per line, '#' starts a comment line, fields
-// name series goexp godebug text, '-' meaning none. The order of the file is kept. Every alias
-// names a row of the file with a toolchain of its own, and leaves goexp to it ("-").
-func ReadVariants(path string) ([]Variant, error) {
-	data, err := os.ReadFile(path)
+// ReadVariants returns the variants of the layout's variant list, in its order. The list is read
+// and checked by scripts/lib.sh's variant_rows, the one reading of variants.conf, which the scripts
+// use too: a bad row (a name listed twice, an unknown series, an alias of an unknown variant or of
+// another alias, an alias with a goexp of its own) is one line naming the file and the line. An
+// alias gets its target's GOEXPERIMENT, which its target's toolchain has baked in.
+func (l Layout) ReadVariants() ([]Variant, error) {
+	out, err := l.libsh("variant_rows")
 	if err != nil {
 		return nil, err
 	}
 	var vs []Variant
-	lines := map[string]int{} // variant -> line number, for errors
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
 			continue
 		}
-		v, err := parseVariant(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		f := strings.Split(line, "\t")
+		if len(f) != 7 {
+			return nil, fmt.Errorf("variant_rows of scripts/lib.sh printed %q: want 7 fields separated by tabs", line)
 		}
-		if first, dup := lines[v.Name]; dup {
-			return nil, fmt.Errorf("%s:%d: %s is listed twice (first at line %d)", path, n, v.Name, first)
-		}
-		vs = append(vs, v)
-		lines[v.Name] = n
+		vs = append(vs, Variant{Name: f[0], Series: f[1], Goexp: dash(f[2]), Godebug: dash(f[3]), Toolchain: f[4], Text: f[5]})
 	}
 	for i, v := range vs {
-		if err := resolveAlias(vs, &vs[i]); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, lines[v.Name], err)
+		if v.IsAlias() {
+			vs[i].Goexp = vs[indexOf(vs, v.Toolchain)].Goexp
 		}
 	}
 	return vs, nil
 }
 
-// parseVariant parses one row; an alias's Toolchain is its target, not yet checked.
-func parseVariant(line string) (Variant, error) {
-	f := strings.Fields(line)
-	if len(f) < 4 {
-		return Variant{}, fmt.Errorf("want name series goexp godebug text, got %q", line)
-	}
-	v := Variant{Name: f[0], Series: f[1], Goexp: dash(f[2]), Godebug: dash(f[3]),
-		Text: strings.Join(f[4:], " "), Toolchain: f[0]}
-	switch target, alias := strings.CutPrefix(v.Series, aliasPrefix); {
-	case alias && target == v.Name:
-		return v, fmt.Errorf("%s: an alias of itself", v.Name)
-	case alias && v.Goexp != "":
-		return v, fmt.Errorf("%s: an alias runs its target's toolchain, so its goexp must be -, not %s", v.Name, v.Goexp)
-	case alias:
-		v.Toolchain = target
-	case v.Series != "all" && v.Series != "none":
-		return v, fmt.Errorf("%s: series %q: want all, none or @VARIANT", v.Name, v.Series)
-	}
-	return v, nil
+// SlackExperiment is the GOEXPERIMENT of timer slack (docs/slack.md).
+const SlackExperiment = "timerslack"
+
+// HasSlack reports whether a toolchain built with the GOEXPERIMENT goexp (variants.conf's goexp
+// column, as `go env GOEXPERIMENT` reports it) has timer slack: goexp names SlackExperiment.
+func HasSlack(goexp string) bool {
+	return slices.Contains(strings.Split(goexp, ","), SlackExperiment)
 }
 
-// resolveAlias checks that the alias v (if it is one) names a variant of vs with a toolchain of its
-// own, and gives v that variant's GOEXPERIMENT, which its toolchain has baked in.
-func resolveAlias(vs []Variant, v *Variant) error {
-	if !v.IsAlias() {
-		return nil
-	}
-	i := indexOf(vs, v.Toolchain)
-	switch {
-	case i < 0:
-		return fmt.Errorf("%s: alias of unknown variant %q (known: %s)", v.Name, v.Toolchain, strings.Join(Names(vs), " "))
-	case vs[i].IsAlias():
-		return fmt.Errorf("%s: alias of %s, which is itself an alias (of %s): name a variant with a toolchain of its own",
-			v.Name, v.Toolchain, vs[i].Toolchain)
-	}
-	v.Goexp = vs[i].Goexp
-	return nil
+// Slack reports whether v has timer slack (HasSlack of its GOEXPERIMENT, its target's for an alias).
+func (v Variant) Slack() bool {
+	return HasSlack(v.Goexp)
 }
 
 // Select returns the variants named in names, in the order of names; empty names selects all.

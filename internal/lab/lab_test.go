@@ -7,6 +7,16 @@ import (
 	"testing"
 )
 
+// readVariants reads the variant list at path as the checkout's scripts/lib.sh reads it.
+func readVariants(t *testing.T, path string) ([]Variant, error) {
+	t.Helper()
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Layout{Root: root, Variants: path}.ReadVariants()
+}
+
 func TestReadVariants(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "variants.conf")
 	os.WriteFile(path, []byte(`# name series goexp godebug text
@@ -14,7 +24,7 @@ upstream   none    -      -        pure upstream
 heap       all     -      -        the baseline
 slack      all     timerslack  timerslack=50us  coalescing with slack
 `), 0o644)
-	vs, err := ReadVariants(path)
+	vs, err := readVariants(t, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +59,7 @@ slack-1ms @slack - timerslack=1ms slack at 1ms
 slack all timerslack - default policy
 slack-12.5pct @slack - timerslack=12.5% slack at 12.5%
 `), 0o644)
-	vs, err := ReadVariants(path)
+	vs, err := readVariants(t, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,18 +80,42 @@ slack-12.5pct @slack - timerslack=12.5% slack at 12.5%
 
 func TestReadVariantsRejectsBadRows(t *testing.T) {
 	for _, tc := range []struct{ conf, want string }{
-		{"heap all - - base\nslack-0 @slack - timerslack=0 x\n", ":2: slack-0: alias of unknown variant \"slack\" (known: heap slack-0)"},
+		{"heap all - - base\nslack-0 @slack - timerslack=0 x\n", ":2: variant 'slack-0' is an alias of unknown variant 'slack' (known: heap slack-0)"},
 		{"slack all timerslack - s\na @slack - timerslack=0 x\nb @a - timerslack=1ms y\n",
-			":3: b: alias of a, which is itself an alias (of slack)"},
-		{"x @x - - self\n", ":1: x: an alias of itself"},
-		{"slack all timerslack - s\na @slack timerwheel - x\n", ":2: a: an alias runs its target's toolchain, so its goexp must be -"},
-		{"heap some - - x\n", `:1: heap: series "some": want all, none or @VARIANT`},
+			":3: variant 'b' is an alias of 'a', itself an alias (of slack)"},
+		{"x @x - - self\n", ":1: variant 'x' is an alias of itself"},
+		{"slack all timerslack - s\na @slack timerwheel - x\n", ":2: variant 'a': an alias runs its target's toolchain, so its goexp must be -"},
+		{"heap some - - x\n", ":1: variant 'heap': series 'some' (want all, none or @VARIANT)"},
 		{"heap all - - x\nheap all - - y\n", ":2: heap is listed twice (first at line 1)"},
+		{"# comment\n  # indented comment\n\nheap all - - x\nheap all - - y\n", ":5: heap is listed twice (first at line 4)"},
 	} {
 		path := filepath.Join(t.TempDir(), "variants.conf")
 		os.WriteFile(path, []byte(tc.conf), 0o644)
-		if _, err := ReadVariants(path); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: error %v, want one containing %q", tc.conf, err, tc.want)
+		if _, err := readVariants(t, path); err == nil || !strings.HasPrefix(err.Error(), path+tc.want) ||
+			strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want one line starting %q", tc.conf, err, path+tc.want)
+		}
+	}
+}
+
+// TestSlack checks which variants have timer slack: those whose GOEXPERIMENT, their target's for an
+// alias, names the experiment, whatever their names or GODEBUG say.
+func TestSlack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "variants.conf")
+	os.WriteFile(path, []byte(`heap all - timerslack=1ms the baseline, a GODEBUG it ignores
+slack all timerslack - slack
+wheel-slack all timerwheel,timerslack - both
+slackless all notimerslack - named slack, without it
+slack-0 @slack - timerslack=0 slack off, but slack's toolchain
+`), 0o644)
+	vs, err := readVariants(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"heap": false, "slack": true, "wheel-slack": true, "slackless": false, "slack-0": true}
+	for _, v := range vs {
+		if v.Slack() != want[v.Name] {
+			t.Errorf("%s (goexp %q): Slack = %v, want %v", v.Name, v.Goexp, v.Slack(), want[v.Name])
 		}
 	}
 }
@@ -89,7 +123,7 @@ func TestReadVariantsRejectsBadRows(t *testing.T) {
 func TestReadVariantsRejectsShortLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "variants.conf")
 	os.WriteFile(path, []byte("heap all -\n"), 0o644)
-	if _, err := ReadVariants(path); err == nil || !strings.Contains(err.Error(), ":1:") {
+	if _, err := readVariants(t, path); err == nil || !strings.Contains(err.Error(), ":1:") {
 		t.Errorf("short line: %v", err)
 	}
 }
