@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,5 +148,23 @@ func TestEnvTableShowsAliases(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("environment lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestSlackVariantsFromExperiment checks that the variants with slack are those whose toolchain has
+// the slack experiment, as variants.conf's goexp column builds it, not those whose GODEBUG or name
+// mention slack.
+func TestSlackVariantsFromExperiment(t *testing.T) {
+	r := loadSlack(t)
+	for i, tc := range r.Env.Toolchains {
+		switch tc.Variant {
+		case "upstream":
+			r.Env.Toolchains[i].GODEBUG = "timerslack=1ms" // ignored without the experiment
+		case "slack-1ms":
+			r.Env.Toolchains[i].GOEXPERIMENT = "notimerslack"
+		}
+	}
+	if got, want := r.slackVariants(), []string{"slack", "slack-0", "slack-12.5pct"}; !slices.Equal(got, want) {
+		t.Errorf("slack variants %v, want %v", got, want)
 	}
 }

@@ -26,7 +26,7 @@ func (r *Report) writeSummaries(b *bytes.Buffer) {
 // the same run, the baseline's row first: a cell per column of s. It writes nothing when the run
 // has no such variant or no baseline.
 func (r *Report) writeSummary(b *bytes.Buffer, pkg string, s suite.Summary) {
-	vs := r.slackVariants(pkg, s)
+	vs := r.slackVariants()
 	if len(vs) == 0 || r.Variants[0] != lab.Baseline {
 		return
 	}
@@ -48,19 +48,14 @@ func (r *Report) writeSummary(b *bytes.Buffer, pkg string, s suite.Summary) {
 	b.WriteString("\n")
 }
 
-// slackVariants returns the variants other than the baseline that have timer slack: their
-// toolchain's GOEXPERIMENT or their GODEBUG names it, or they granted some in a benchmark of a
-// slack column of s.
-func (r *Report) slackVariants(pkg string, s suite.Summary) []string {
+// slackVariants returns the variants other than the baseline that have timer slack: the
+// GOEXPERIMENT their toolchain was built with (variants.conf's goexp column; an alias's target's)
+// names it (lab.HasSlack), whatever slack they granted in this run.
+func (r *Report) slackVariants() []string {
 	var out []string
 	for _, v := range r.Variants {
 		tc, _ := r.Env.Toolchain(v)
-		granted := false
-		for _, c := range s.Columns {
-			granted = granted || (c.Kind == suite.Slack && r.slack(pkg, c.Bench, v) > 0)
-		}
-		named := strings.Contains(tc.GOEXPERIMENT+","+tc.GODEBUG, "slack")
-		if v != lab.Baseline && (named || granted) {
+		if v != lab.Baseline && lab.HasSlack(tc.GOEXPERIMENT) {
 			out = append(out, v)
 		}
 	}
