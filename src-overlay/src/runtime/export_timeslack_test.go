@@ -29,9 +29,19 @@ func ParseTimerSlack(s string) (TimerSlackSpec, bool) {
 // TimerSlackHard returns the hard deadline spec gives a timer due at when,
 // armed at now.
 func TimerSlackHard(spec TimerSlackSpec, when, now int64) int64 {
+	s := timerSlackSpec{abs: spec.Abs, rel: spec.Rel, max: spec.Max}
+	s.compile()
 	t := &timer{when: when}
-	t.slack.off = uint32(timerSlackSpec{spec.Abs, spec.Rel, spec.Max}.slack(when, now))
+	t.slack.off = uint32(s.slackFor(when - now))
 	return t.deadline()
+}
+
+// TimerSlackCapAt returns the least delay from which spec gives every
+// timer its cap (slackFor's threshold), and that slack.
+func TimerSlackCapAt(spec TimerSlackSpec) (capAt, fixed int64) {
+	s := timerSlackSpec{abs: spec.Abs, rel: spec.Rel, max: spec.Max}
+	s.compile()
+	return s.capAt, s.fixed
 }
 
 // TimerSlackPolicy returns the policy in force.

@@ -58,8 +58,10 @@
 //     any P it looks at, its own or another's, before their deadlines:
 //     one wakeup serves every timer whose window has opened.
 //   - ts.open also holds a lower bound on the when of every timer with
-//     slack in ts's heap marked timerModified since the last adjust, whose
-//     heap entry is stale: a timer reset earlier sits by its old deadline.
+//     slack in ts's heap moved earlier (marked timerModified) since the
+//     last adjust, whose heap entry is stale: a timer reset earlier sits
+//     by its old deadline. (A timer moved later needs no bound: its window
+//     opens after its stale entry's.)
 //     check adjusts once that bound is <= now, as upstream adjusts once
 //     minWhenModified is, so a stale entry whose window has opened is
 //     re-sorted before any timer runs, and the wakeup serves that timer as
@@ -77,7 +79,9 @@ package runtime
 
 import (
 	"internal/bytealg"
+	"internal/goarch"
 	"internal/runtime/atomic"
+	"unsafe"
 )
 
 // defaultTimerSlack is the policy when GODEBUG sets none. It was chosen by
@@ -90,24 +94,40 @@ const timerSlackOne = 1 << 16
 // maxTimerSlack is the largest slack a timer can get, about 4.29s.
 const maxTimerSlack = 1<<32 - 1
 
-// A timerSlackSpec is a parsed policy.
+// A timerSlackSpec is a parsed policy, with what arming a timer needs of
+// it worked out in advance (see compile).
 type timerSlackSpec struct {
 	abs int64 // nanoseconds every timer gets
 	rel int64 // fraction of the delay, in units of 1/timerSlackOne
 	max int64 // cap on the total, maxWhen if none
+
+	on    bool  // the policy grants some slack
+	capAt int64 // every delay >= capAt gets fixed, with no multiply
+	fixed int64 // min(max, maxTimerSlack), or without rel min(abs, that)
+
+	next *timerSlackSpec // the policy set before, in timerSlackSpecs
 }
 
-// timerSlackPolicy is the policy in force, a sequence lock: setTimerSlack
-// makes seq odd, stores the fields and makes seq even again, and a reader
-// retries until it reads the fields under one even seq, so that it never
-// combines two policies. A writer makes seq odd with a compare-and-swap
-// from even, so writers exclude each other too: GODEBUG may be set by
-// several goroutines at once (package syscall serializes Setenv on Unix,
-// not on Windows). It cannot be a pointer to an immutable policy: the
-// first parse runs before the heap exists.
-var timerSlackPolicy struct {
-	seq           atomic.Uint32
-	abs, rel, max atomic.Int64
+// timerSlackPolicy points to the policy in force, a spec that never
+// changes once published, so that arming a timer reads the policy with
+// one atomic load; nil (no slack) until the runtime's GODEBUG settings
+// are parsed, before any timer is armed.
+var timerSlackPolicy atomic.Pointer[timerSlackSpec]
+
+// timerSlackSpecs holds every policy set so far, once each, newest first:
+// setTimerSlack publishes the one that equals the policy set, or adds it.
+// Its memory is not in the heap, which does not exist yet at the first
+// parse of GODEBUG: the first specs are in static storage, the rest from
+// persistentalloc, never freed, so that a program that sets GODEBUG
+// again and again keeps one spec (56 bytes) per distinct policy. Writers
+// exclude each other with a spin lock: GODEBUG may be set by several
+// goroutines at once (package syscall serializes Setenv on Unix, not on
+// Windows), and the first writers run before the runtime's locks can.
+var timerSlackSpecs struct {
+	locked atomic.Uint32
+	list   *timerSlackSpec
+	used   int
+	static [4]timerSlackSpec // enough for the parses before mallocinit
 }
 
 // timerSlack is the slack of a timer. Protected by the timer's lock.
@@ -127,8 +147,8 @@ type timersSlackOpen struct {
 	when atomic.Int64
 
 	// modified is a lower bound on the when of every timer with slack
-	// in the heap marked timerModified since the last adjust, or 0 if
-	// there is none. Lowered by modify without the timers lock, and
+	// in the heap moved earlier (marked timerModified) since the last
+	// adjust, or 0 if there is none. Lowered by modify without the timers lock, and
 	// cleared by adjust as it clears minWhenModified. Elsewhere it may
 	// be left low, which costs at most one needless adjust.
 	modified atomic.Int64
@@ -144,45 +164,77 @@ func setTimerSlack(value string) {
 	if !ok {
 		spec = timerSlackSpec{max: maxWhen}
 	}
-	p := &timerSlackPolicy
-	for {
-		seq := p.seq.Load()
-		if seq&1 == 0 && p.seq.CompareAndSwap(seq, seq+1) {
-			break
-		}
+	spec.compile()
+	l := &timerSlackSpecs
+	for !l.locked.CompareAndSwap(0, 1) {
 		osyield()
 	}
-	p.abs.Store(spec.abs)
-	p.rel.Store(spec.rel)
-	p.max.Store(spec.max)
-	p.seq.Add(1)
+	e := l.list
+	for e != nil && (e.abs != spec.abs || e.rel != spec.rel || e.max != spec.max) {
+		e = e.next
+	}
+	if e == nil {
+		if l.used < len(l.static) {
+			e = &l.static[l.used]
+			l.used++
+		} else {
+			e = (*timerSlackSpec)(persistentalloc(unsafe.Sizeof(spec), goarch.PtrSize, &memstats.other_sys))
+		}
+		spec.next = l.list
+		*e = spec
+		l.list = e
+	}
+	timerSlackPolicy.StoreNoWB(e) // e is not in the heap
+	l.locked.Store(0)
 }
 
 // loadTimerSlack returns the policy in force.
-func loadTimerSlack() timerSlackSpec {
-	p := &timerSlackPolicy
-	for {
-		seq := p.seq.Load()
-		spec := timerSlackSpec{abs: p.abs.Load(), rel: p.rel.Load(), max: p.max.Load()}
-		if seq&1 == 0 && p.seq.Load() == seq {
-			return spec
-		}
+func loadTimerSlack() *timerSlackSpec {
+	if s := timerSlackPolicy.Load(); s != nil {
+		return s
 	}
+	return &timerSlackOff
 }
 
-// on reports whether the policy grants any slack.
-func (s timerSlackSpec) on() bool {
-	return (s.abs != 0 || s.rel != 0) && s.max != 0
+// timerSlackOff is the policy that grants no slack.
+var timerSlackOff = timerSlackSpec{max: maxWhen, capAt: maxWhen}
+
+// compile works out on, fixed and capAt from abs, rel and max: every
+// delay from capAt on gets fixed, the cap, which slackFor then returns
+// with no multiply (for 25%:1ms, every delay of 4ms or more); a policy
+// without rel gives every delay the same slack, fixed, from capAt 0.
+func (s *timerSlackSpec) compile() {
+	s.on = (s.abs != 0 || s.rel != 0) && s.max != 0
+	limit := min(s.max, maxTimerSlack)
+	if s.rel == 0 {
+		s.fixed, s.capAt = max(min(s.abs, limit), 0), 0
+		return
+	}
+	s.fixed = limit
+	if s.abs >= limit {
+		s.capAt = 0
+		return
+	}
+	// The least d with abs + mulFrac(d, rel) >= limit: mulFrac is
+	// monotone in d, and within a few units of d*rel/timerSlackOne.
+	d := (limit - s.abs) * timerSlackOne / s.rel
+	for s.abs+mulFrac(d, s.rel) < limit {
+		d++
+	}
+	for d > 0 && s.abs+mulFrac(d-1, s.rel) >= limit {
+		d--
+	}
+	s.capAt = d
 }
 
-// slack returns the slack the policy gives a timer due at when and armed
-// at now: min(abs + rel*(when-now), max, maxTimerSlack), at least 0.
-func (s timerSlackSpec) slack(when, now int64) int64 {
-	slack := s.abs
-	if delay := when - now; delay > 0 && s.rel != 0 {
-		slack = addSat(slack, mulFrac(delay, s.rel))
+// slackFor returns the slack the policy gives a timer due delay
+// nanoseconds after it was armed (<= 0: due already): min(abs +
+// rel*delay, max, maxTimerSlack), at least 0.
+func (s *timerSlackSpec) slackFor(delay int64) int64 {
+	if delay >= s.capAt {
+		return s.fixed
 	}
-	return max(min(slack, s.max, maxTimerSlack), 0)
+	return max(min(addSat(s.abs, mulFrac(max(delay, 0), s.rel)), s.fixed), 0)
 }
 
 // mulFrac returns d*frac/timerSlackOne for d >= 0 and 0 <= frac <=
@@ -210,18 +262,28 @@ func addSat(a, b int64) int64 {
 // a timer reads no clock. A relative slack is a share of the delay the
 // timer was set for, or, for a channel timer that enters a heap when a
 // goroutine blocks on it, of the delay left then.
+// Arming is on every timer's path, so it does the least it can: the
+// tests of the timer first, then one load of the policy; a multiply only
+// for a delay below the policy's cap (slackFor); the slack is counted in
+// the metrics when the timer fires (slackFiring), not here.
 // The caller holds t's lock.
 func (t *timer) slackArm(now int64) int64 {
 	t.slack.off = 0
-	if spec := loadTimerSlack(); t.state&timerHeaped != 0 && t.when > 0 && !t.isFake && faketime == 0 && spec.on() {
-		if now == 0 && spec.rel != 0 {
+	if t.state&timerHeaped == 0 || t.isFake || faketime != 0 {
+		return t.when
+	}
+	spec := timerSlackPolicy.Load()
+	if spec == nil || !spec.on {
+		return t.when
+	}
+	slack := spec.fixed
+	if spec.rel != 0 {
+		if now == 0 {
 			now = nanotime()
 		}
-		if slack := t.capPeriodic(spec.slack(t.when, now)); slack > 0 {
-			t.slack.off = uint32(slack)
-			timerStatsHere().slack.record(slack)
-		}
+		slack = spec.slackFor(t.when - now)
 	}
+	t.slack.off = uint32(t.capPeriodic(slack))
 	return t.deadline()
 }
 
@@ -289,11 +351,14 @@ func (ts *timers) slackOpen(next int64) int64 {
 }
 
 // slackModified lowers ts.open.modified to the when of t, a timer in ts
-// that modify has just marked timerModified, if t has slack and a heap
-// entry: its window opens before the hard deadline that minWhenModified
-// records. The caller holds t's lock.
-func (ts *timers) slackModified(t *timer) {
-	if t.slack.off == 0 || t.wheeled() {
+// that modify has just marked timerModified, moving its when from
+// oldWhen, if t has slack, a heap entry, and a when earlier than before:
+// its window opens before the hard deadline that minWhenModified records,
+// and before the soft when of its stale entry. A timer moved later (the
+// common Reset) needs nothing: its window opens after its entry's, as for
+// a timer not modified at all. The caller holds t's lock.
+func (ts *timers) slackModified(t *timer, oldWhen int64) {
+	if t.slack.off == 0 || t.when >= oldWhen || t.wheeled() {
 		return
 	}
 	// Publish timerModified before reading the bound, so that an adjust

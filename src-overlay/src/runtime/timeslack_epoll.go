@@ -55,7 +55,7 @@ type kernelTimespec struct {
 // epollWait is netpollWait on the epoll instance fd. It also reports
 // whether it waited with epoll_pwait2.
 func epollWait(fd int32, events []linux.EpollEvent, delay int64, waitms int32) (n int32, errno uintptr, precise bool) {
-	if GOOS != "android" && delay > 0 && delay < 1e15 && !epollPwait2Missing.Load() && loadTimerSlack().on() {
+	if GOOS != "android" && delay > 0 && delay < 1e15 && !epollPwait2Missing.Load() && loadTimerSlack().on {
 		timeout := kernelTimespec{sec: delay / 1e9, nsec: delay % 1e9}
 		r, _, errno := linux.Syscall6(linux.SYS_EPOLL_PWAIT2, uintptr(fd),
 			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)),

@@ -16,18 +16,18 @@ type timerWhenSoft struct{}
 
 type timersSlackOpen struct{}
 
-func setTimerSlack(value string)                       {}
-func (t *timer) slackArm(now int64) int64              { return t.when }
-func (t *timer) deadline() int64                       { return t.when }
-func (t *timer) coalescedAt(now int64) bool            { return false }
-func (t *timer) heapEntry() timerWhen                  { return timerWhen{timer: t, when: t.when} }
-func (tw *timerWhen) setWhen(t *timer)                 { tw.when = t.when }
-func (tw timerWhen) softWhen() int64                   { return tw.when }
-func (ts *timers) slackUpdateOpen()                    {}
-func (ts *timers) slackOpen(next int64) int64          { return next }
-func (ts *timers) slackModified(t *timer)              {}
-func (ts *timers) slackModifiedOpen(first int64) int64 { return first }
-func (ts *timers) slackClearModified()                 {}
+func setTimerSlack(value string)                         {}
+func (t *timer) slackArm(now int64) int64                { return t.when }
+func (t *timer) deadline() int64                         { return t.when }
+func (t *timer) coalescedAt(now int64) bool              { return false }
+func (t *timer) heapEntry() timerWhen                    { return timerWhen{timer: t, when: t.when} }
+func (tw *timerWhen) setWhen(t *timer)                   { tw.when = t.when }
+func (tw timerWhen) softWhen() int64                     { return tw.when }
+func (ts *timers) slackUpdateOpen()                      {}
+func (ts *timers) slackOpen(next int64) int64            { return next }
+func (ts *timers) slackModified(t *timer, oldWhen int64) {}
+func (ts *timers) slackModifiedOpen(first int64) int64   { return first }
+func (ts *timers) slackClearModified()                   {}
 
 // Without slack, a P wakes idle Ps for the goroutines its timers ready at
 // once, as upstream. See timeslack_wake.go.

@@ -122,6 +122,35 @@ func TestTimerSlackWindow(t *testing.T) {
 	}
 }
 
+// TestTimerSlackCapAt checks the threshold from which a policy gives every
+// timer its cap with no multiply: at capAt the slack is the cap, one
+// nanosecond before it is less, and without a relative term every delay
+// gets the same slack.
+func TestTimerSlackCapAt(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		spec := TimerSlackSpec{Abs: r.Int64N(2e9), Rel: r.Int64N(TimerSlackOne + 1), Max: 1 + r.Int64N(5e9)}
+		if r.IntN(4) == 0 {
+			spec.Rel = 0
+		}
+		capAt, fixed := TimerSlackCapAt(spec)
+		const when = 1 << 50
+		slack := func(delay int64) int64 { return TimerSlackHard(spec, when, when-delay) - when }
+		ref := func(delay int64) int64 {
+			return min(spec.Abs+(max(delay, 0)*spec.Rel)>>16, spec.Max, MaxTimerSlack)
+		}
+		if got := slack(capAt); got != fixed || got != ref(capAt) {
+			t.Fatalf("%+v: slack at capAt %d is %d (fixed %d), want %d", spec, capAt, got, fixed, ref(capAt))
+		}
+		if capAt > 0 && slack(capAt-1) >= fixed {
+			t.Fatalf("%+v: slack %d one before capAt %d reaches the cap %d", spec, slack(capAt-1), capAt, fixed)
+		}
+		if spec.Rel == 0 && capAt != 0 {
+			t.Fatalf("%+v: capAt %d without a relative term", spec, capAt)
+		}
+	}
+}
+
 // TestTimerSlackGODEBUG checks that GODEBUG sets the policy, at run time
 // too, that a bad value gives upstream behaviour (no slack) rather than a
 // crash, and that unsetting it restores the default.

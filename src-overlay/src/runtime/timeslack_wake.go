@@ -129,10 +129,16 @@ func (pp *p) slackPassStart(now int64) {
 }
 
 // slackFiring records the slack of t, about to fire on the P running the
-// caller: the wait its goroutine may be given. The caller holds t's lock
-// and has not re-armed t yet.
+// caller: the wait its goroutine may be given, and, if t has slack, in
+// the slack histogram of the metrics (counted here rather than when t is
+// armed: most timers are armed again before they fire). The caller holds
+// t's lock and has not re-armed t yet.
 func (t *timer) slackFiring() {
-	getg().m.p.ptr().wake.slack = int64(t.slack.off)
+	pp := getg().m.p.ptr()
+	pp.wake.slack = int64(t.slack.off)
+	if t.slack.off != 0 {
+		pp.timerStats.slack.record(int64(t.slack.off))
+	}
 }
 
 // slackDeferWake reports whether pp may leave the goroutine just made

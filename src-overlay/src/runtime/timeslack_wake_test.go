@@ -153,10 +153,15 @@ func TestTimerSlackWakeStuck(t *testing.T) {
 // the thread holding B's P does not run, and on time without the guard
 // when sysmon, whose sleeps lengthen from 20us to 10ms as it finds nothing
 // to do, happens to look just after B's deadline. So the test first spins
-// long enough for sysmon to sleep 10ms, takes the median of seven rounds
-// against a bound below the lateness it checks against, tries twice, and
-// checks that the guard's signal, not sysmon, made the spinner yield in
-// at least one round. It needs the guard, which only Linux has. The
+// long enough for sysmon to sleep 10ms, runs each of seven rounds beside
+// a control in which A has no slack and its pass defers nothing, as
+// upstream, and compares the median lateness of the rounds with the
+// controls', with a margin below the lateness it checks against; it tries
+// twice. A machine loaded enough (2 cores compiling) still fails it now
+// and then, since the P the guard wakes must find a CPU in time, where the
+// control's poller was woken long before: with -short (CI's quick gate)
+// the test checks only what needs no timing, that the guard's signal, not
+// sysmon, made the spinner yield in at least one round. It needs the guard, which only Linux has. The
 // spinner spins in two ways: in an empty loop, and calling runtime.Stack,
 // which runs on the M's own stack (systemstack), where the signal mostly
 // lands: the goroutine it asks to yield is the one the M runs, not the one
@@ -186,13 +191,13 @@ func TestTimerSlackDeferralKeepsDeadlines(t *testing.T) {
 func testTimerLateInDeferral(t *testing.T, spin func()) {
 	const bound = 500 * time.Microsecond
 	deferrals := []metrics.Sample{{Name: "/sched/timers/wake-deferrals:events"}}
-	var late []time.Duration
+	var late, control []time.Duration
 	for attempt := range 2 {
 		for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
 		}
 		metrics.Read(deferrals)
 		before, preempts := deferrals[0].Value.Uint64(), TimerSlackGuardPreempts()
-		late = timerLateInDeferral(t, 7, spin)
+		late, control = timerLateInDeferral(t, 7, spin)
 		if metrics.Read(deferrals); deferrals[0].Value.Uint64()-before < uint64(len(late)) {
 			t.Fatalf("%d deferrals in %d rounds: the test built none", deferrals[0].Value.Uint64()-before, len(late))
 		}
@@ -200,27 +205,37 @@ func testTimerLateInDeferral(t *testing.T, spin func()) {
 			t.Errorf("attempt %d: the guard's signal made no goroutine yield in %d rounds (lateness %v)", attempt, len(late), late)
 			return
 		}
-		if late[len(late)/2] <= bound {
+		if testing.Short() {
+			return // the lateness only without -short: see the test's comment
+		}
+		if late[len(late)/2] <= control[len(control)/2]+bound {
 			if testing.Verbose() {
-				t.Logf("attempt %d: lateness past the hard deadline: %v", attempt, late)
+				t.Logf("attempt %d: lateness past the hard deadline %v, without the deferral %v", attempt, late, control)
 			}
 			return
 		}
 	}
-	t.Errorf("timer B fired a median %v past its hard deadline, want at most %v (all: %v)", late[len(late)/2], bound, late)
+	t.Errorf("timer B fired a median %v past its hard deadline, want at most %v more than without the deferral, %v (all: %v and %v)",
+		late[len(late)/2], bound, control[len(control)/2], late, control)
 }
 
 // timerLateInDeferral runs the rounds of
 // TestTimerSlackDeferralKeepsDeadlines, with spin as the spinner's loop
-// body, and returns how late past its hard deadline timer B fired in each,
-// sorted.
-func timerLateInDeferral(t *testing.T, rounds int, spin func()) []time.Duration {
+// body, each twice: as the test describes, and as a control in which
+// timer A has no slack, so that its pass defers nothing and a P is woken
+// at once, as upstream. It returns how late past its hard deadline timer
+// B fired in each, sorted: in the rounds with the deferral, and in the
+// controls, which are as late as the machine makes any timer.
+func timerLateInDeferral(t *testing.T, rounds int, spin func()) (late, control []time.Duration) {
 	const slackB = 10 * time.Microsecond
-	var late []time.Duration
-	for round := range rounds {
+	for round := range 2 * rounds {
 		var stop atomic.Bool
 		done := make(chan bool)
-		SetTimerSlack("1ms")
+		if round%2 == 0 {
+			SetTimerSlack("1ms")
+		} else {
+			SetTimerSlack("0")
+		}
 		start := time.Now()
 		time.AfterFunc(4*time.Millisecond, func() {
 			for !stop.Load() {
@@ -234,7 +249,11 @@ func timerLateInDeferral(t *testing.T, rounds int, spin func()) []time.Duration 
 		time.AfterFunc(time.Until(deadlineB)-slackB, func() { fired <- time.Now() })
 		select {
 		case at := <-fired:
-			late = append(late, at.Sub(deadlineB))
+			if round%2 == 0 {
+				late = append(late, at.Sub(deadlineB))
+			} else {
+				control = append(control, at.Sub(deadlineB))
+			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("round %d: timer B did not fire in 5s", round)
 		}
@@ -242,5 +261,6 @@ func timerLateInDeferral(t *testing.T, rounds int, spin func()) []time.Duration 
 		<-done
 	}
 	slices.Sort(late)
-	return late
+	slices.Sort(control)
+	return late, control
 }
