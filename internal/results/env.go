@@ -29,6 +29,11 @@ type Env struct {
 	Kernel     string `json:"kernel"`
 	Cores      int    `json:"cores"`
 	GOMAXPROCS int    `json:"gomaxprocs"` // what the benchmarks ran with
+	// TimerSlackNS is the kernel's timer slack of this process's threads
+	// (/proc/self/timerslack_ns, Linux 4.6+; 0 where unknown), which the kernel
+	// adds to every timed wait, epoll_wait's and epoll_pwait2's alike:
+	// 50000 (50us) unless something set it.
+	TimerSlackNS int64 `json:"timer_slack_ns,omitempty"`
 	Build
 }
 
@@ -40,9 +45,14 @@ type Build struct {
 	Toolchains   []toolchain.Info `json:"toolchains"`
 }
 
-// MachineLine describes the machine e ran on in one line: CPU, cores, GOMAXPROCS and kernel.
+// MachineLine describes the machine e ran on in one line: CPU, cores, GOMAXPROCS and kernel, with
+// the kernel's timer slack when it is known.
 func (e Env) MachineLine() string {
-	return fmt.Sprintf("%s, %d cores, GOMAXPROCS %d, %s", e.CPUModel, e.Cores, e.GOMAXPROCS, e.Kernel)
+	line := fmt.Sprintf("%s, %d cores, GOMAXPROCS %d, %s", e.CPUModel, e.Cores, e.GOMAXPROCS, e.Kernel)
+	if e.TimerSlackNS != 0 {
+		line += fmt.Sprintf(" (timer slack %dns)", e.TimerSlackNS)
+	}
+	return line
 }
 
 // Machine fills in the parts of an Env that describe this machine.
@@ -53,7 +63,23 @@ func Machine() Env {
 		Kernel:     kernel(),
 		Cores:      runtime.NumCPU(),
 		GOMAXPROCS: gomaxprocs(),
+
+		TimerSlackNS: timerSlackNS(),
 	}
+}
+
+// timerSlackNS reads the kernel's timer slack of this process, or returns 0. The benchmark
+// binaries, started from this process, inherit it.
+func timerSlackNS() int64 {
+	b, err := os.ReadFile("/proc/self/timerslack_ns")
+	if err != nil {
+		return 0
+	}
+	var n int64
+	if _, err := fmt.Sscan(strings.TrimSpace(string(b)), &n); err != nil {
+		return 0
+	}
+	return n
 }
 
 // gomaxprocs is the GOMAXPROCS benchmark binaries started from this process get.

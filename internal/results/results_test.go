@@ -86,3 +86,16 @@ func TestChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineLineTimerSlack checks that the machine line names the kernel's timer slack when the
+// run recorded it, and stays as it was for runs that did not.
+func TestMachineLineTimerSlack(t *testing.T) {
+	e := Env{CPUModel: "cpu", Cores: 2, GOMAXPROCS: 2, Kernel: "Linux 6.1"}
+	if got, want := e.MachineLine(), "cpu, 2 cores, GOMAXPROCS 2, Linux 6.1"; got != want {
+		t.Errorf("without timer slack: %q, want %q", got, want)
+	}
+	e.TimerSlackNS = 50000
+	if got, want := e.MachineLine(), "cpu, 2 cores, GOMAXPROCS 2, Linux 6.1 (timer slack 50000ns)"; got != want {
+		t.Errorf("with timer slack: %q, want %q", got, want)
+	}
+}

@@ -6,16 +6,7 @@
 
 package runtime
 
-import (
-	"internal/runtime/atomic"
-	"internal/runtime/syscall/linux"
-	"unsafe"
-)
-
-// epollPwait2Missing is set once epoll_pwait2 has failed with anything but
-// EINTR: the kernel lacks it (ENOSYS before Linux 5.11) or a seccomp filter
-// refuses it (EPERM). From then on netpollWait uses epoll_wait.
-var epollPwait2Missing atomic.Bool
+import "internal/runtime/syscall/linux"
 
 // netpollWait waits on epfd for up to delay nanoseconds (< 0: no limit)
 // and returns what epoll returned.
@@ -40,28 +31,13 @@ func netpollWait(events []linux.EpollEvent, delay int64, waitms int32) (int32, u
 	return n, errno
 }
 
-// kernelTimespec is the kernel's struct __kernel_timespec, which
-// epoll_pwait2 reads: two 64-bit fields on every architecture. It is not
-// the runtime's timespec, which is the same in this release but was two
-// 32-bit fields on 386, arm and mips in earlier ones (today's timespec32).
-// Given that, the kernel would read the nanoseconds into the seconds' high
-// half and 8 bytes of the stack beyond it as nanoseconds: a wait of about
-// 10^15 seconds, or EINVAL and the fallback to epoll_wait for good
-// (TestTimerSlackEpollWait, which CI runs as a 386 binary too, hangs then).
-type kernelTimespec struct {
-	sec, nsec int64
-}
-
 // epollWait is netpollWait on the epoll instance fd. It also reports
 // whether it waited with epoll_pwait2.
 func epollWait(fd int32, events []linux.EpollEvent, delay int64, waitms int32) (n int32, errno uintptr, precise bool) {
 	if GOOS != "android" && delay > 0 && delay < 1e15 && !epollPwait2Missing.Load() && loadTimerSlack().on {
-		timeout := kernelTimespec{sec: delay / 1e9, nsec: delay % 1e9}
-		r, _, errno := linux.Syscall6(linux.SYS_EPOLL_PWAIT2, uintptr(fd),
-			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)),
-			uintptr(unsafe.Pointer(&timeout)), 0, 0)
+		n, errno := epollPwait2(fd, events, delay)
 		if errno == 0 || errno == _EINTR {
-			return int32(r), errno, true
+			return n, errno, true
 		}
 		epollPwait2Missing.Store(true)
 	}
