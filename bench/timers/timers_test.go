@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 
 	"timerlab/bench/internal/rusage"
 	"timerlab/bench/units"
@@ -159,6 +160,51 @@ func BenchmarkLiveBytes(b *testing.B) {
 			b.ReportMetric(perTimer/float64(b.N), units.LiveBytes)
 		})
 	}
+}
+
+// BenchmarkStoppedBytes measures what a stopped AfterFunc timer keeps reachable (golang/go#75935):
+// upstream keeps a stopped timer, its function and what the function holds in its P's heap, as a
+// zombie, until the timer comes to the top or the tail of the heap or zombies exceed a quarter of
+// it. The shape of the report: 20K AfterFunc timers due in about 1.5 hours whose functions each
+// hold 4 KiB, then 100K live timers due in one to two hours, so that the 20K sit inside the heap,
+// neither at its top nor at its tail; then the 20K are stopped and dropped, the same goroutine does
+// one more timer operation, sleeps briefly, and a collection runs. kept-B/stopped is the 4 KiB
+// times the share of the stopped timers whose 4 KiB is still reachable (read through weak
+// pointers, so nothing else in the heap counts): about 4096 where the zombies stay, 0 where Stop
+// takes the timer out at once. Run it on one P (-test.cpu=1), as the report's shape has it: on
+// several, the goroutine moves between Ps and the 120K timers spread over their heaps.
+func BenchmarkStoppedBytes(b *testing.B) {
+	const live, stopped, held = 100_000, 20_000, 4096
+	longs := make([]*time.Timer, live)
+	zombies := make([]*time.Timer, stopped)
+	weaks := make([]weak.Pointer[[held]byte], stopped)
+	var kept float64
+	for b.Loop() {
+		for i := range zombies {
+			buf := new([held]byte)
+			weaks[i] = weak.Make(buf)
+			zombies[i] = time.AfterFunc(time.Hour+30*time.Minute+time.Duration(i)*time.Second/10, func() { buf[0]++ })
+		}
+		for i := range longs {
+			longs[i] = time.AfterFunc(time.Hour+time.Duration(i)*time.Hour/live, func() {})
+		}
+		for i, t := range zombies {
+			t.Stop()
+			zombies[i] = nil
+		}
+		time.AfterFunc(3*time.Hour, func() {}).Stop() // one more operation on the set
+		time.Sleep(10 * time.Millisecond)
+		runtime.GC()
+		alive := 0
+		for _, w := range weaks {
+			if w.Value() != nil {
+				alive++
+			}
+		}
+		kept += float64(alive) * held / stopped
+		stopAll(longs)
+	}
+	b.ReportMetric(kept/float64(b.N), units.StoppedBytes)
 }
 
 // liveHeap returns the bytes of reachable heap objects, read after a full collection.

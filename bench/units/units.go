@@ -56,7 +56,8 @@ var Lateness = []Quantile{{LateP10, 0.10}, {LateP25, 0.25}, {LateP50, 0.50}, {La
 
 // Figures of bench/timers and bench/httptimeout.
 const (
-	LiveBytes = "live-B/timer" // LiveBytes: heap bytes live per live timer
-	NsTimer   = "ns/timer"     // Burst: wall time per timer of the burst
-	Expired   = "expired/op"   // HTTPWithTimeout: requests whose context expired, per request
+	LiveBytes    = "live-B/timer"   // LiveBytes: heap bytes live per live timer
+	StoppedBytes = "kept-B/stopped" // StoppedBytes: heap bytes a stopped timer keeps live
+	NsTimer      = "ns/timer"       // Burst: wall time per timer of the burst
+	Expired      = "expired/op"     // HTTPWithTimeout: requests whose context expired, per request
 )

@@ -5,7 +5,7 @@ import "timerlab/bench/units"
 // Timers is bench/timers: the cost of AfterFunc+Stop against the number of timers live, a burst of
 // timers most of which are cancelled, and timers that all fire.
 var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
-	Units: []string{units.NsTimer, units.CPUTimer, units.LiveBytes},
+	Units: []string{units.NsTimer, units.CPUTimer, units.LiveBytes, units.StoppedBytes},
 	sets: func(quick bool) []Set {
 		sets := []Set{
 			{Name: "timers", Expect: []string{costVsN, timeoutVsN, allocVsN, "Burst"},
@@ -19,6 +19,10 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 			{Name: "timers-gcoff", Expect: []string{timeoutVsNGCOff}, Sub: level(liveSizes.Pattern(quick)),
 				Benchtime: pick(quick, "1s", "100ms"),
 				About:     "TimeoutVsN with the garbage collector off while timed: the timer set's own cost against N"},
+			// StoppedBytes on one P, as golang/go#75935 reports it: see the benchmark.
+			{Name: "timers-stopped", Expect: []string{"StoppedBytes"}, Benchtime: pick(quick, "3x", "1x"), CPU: "1",
+				About: "what a stopped AfterFunc keeps reachable: 20K stopped inside a heap of 120K, " +
+					"their functions holding 4 KiB each (golang/go#75935)"},
 		}
 		if quick {
 			return sets
