@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -202,19 +203,105 @@ func read(t *testing.T, path string) string {
 	return string(data)
 }
 
-func TestETAUsesMeanOfKind(t *testing.T) {
+// TestETAPerSet checks the estimate of what is left: each cell at the mean of its kind and set, or of
+// its kind where its set has none, or of all cells where its kind has none; the set's share apart.
+func TestETAPerSet(t *testing.T) {
 	var tm timings
-	if got := tm.eta([]Cell{{Kind: Run}}); got != "" {
-		t.Errorf("eta with no timings = %q", got)
+	if _, _, ok := tm.eta([]Cell{{Kind: Run, Set: "a"}}, "a"); ok {
+		t.Error("an estimate with nothing timed")
 	}
-	tm.add(Build, 10*time.Second)
+	tm.add(Cell{Kind: Build, Set: "a"}, 10*time.Second)
 	for range 3 {
-		tm.add(Run, 2*time.Second)
+		tm.add(Cell{Kind: Run, Set: "a"}, 2*time.Second)
 	}
-	// The means of the kinds (10s, 2s) differ from the mean of all cells (16s / 4 = 4s): a build and
-	// a run take 12s, where the mean of all would say 8s. A profile cell has no timing of its own
-	// kind: it counts at the mean of all, 4s, where the mean of the runs would say 2s and none 0s.
-	if got := tm.eta([]Cell{{Kind: Build}, {Kind: Run}, {Kind: Profile}}); got != ", about 16s to go" {
-		t.Errorf("eta = %q, want 16s (10s + 2s + 4s)", got)
+	tm.add(Cell{Kind: Run, Set: "b"}, 8*time.Second)
+	// run a: 2s (its set's mean, where the runs' mean would say 3.5s); run b: 8s; profile a: no
+	// profile has run, so the mean of all five cells, 24s / 5 = 4.8s; build b: no build of b has
+	// run, so the builds' mean, 10s.
+	rest := []Cell{{Kind: Run, Set: "a"}, {Kind: Run, Set: "b"}, {Kind: Profile, Set: "a"}, {Kind: Build, Set: "b"}}
+	inSet, all, ok := tm.eta(rest, "a")
+	if !ok || inSet != 6800*time.Millisecond || all != 24800*time.Millisecond {
+		t.Errorf("eta = %v in a, %v in all, want 6.8s and 24.8s", inSet, all)
+	}
+}
+
+// fakeClock advances by step on every reading.
+func fakeClock(step time.Duration) func() time.Time {
+	t := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	return func() time.Time {
+		t = t.Add(step)
+		return t
+	}
+}
+
+// TestProgressLines checks each cell's line: its place, the time elapsed, and from the second cell
+// on the time left in its set and in all, from a clock that advances 10s per reading.
+func TestProgressLines(t *testing.T) {
+	var out strings.Builder
+	cells := testSpec().Cells()[:3] // the builds of heap a, heap b, upstream a
+	r := &Runner{Dir: t.TempDir(), Exec: &recorder{}, Progress: &out, now: fakeClock(10 * time.Second)}
+	if err := r.Run(context.Background(), cells); err != nil {
+		t.Fatal(err)
+	}
+	// The clock is read at the start (10s), for each cell's line, as the cell begins, as its
+	// heartbeat begins and as it ends: each cell takes 20s, and the lines come at 20s, 60s, 100s.
+	for _, want := range []string{
+		"timerlab: [1/3] build heap a (10s elapsed)\n",
+		"timerlab: [2/3] build heap b (50s elapsed; about 20s to go in b, 40s in all)\n",
+		"timerlab: [3/3] build upstream a (1m30s elapsed; about 20s to go in a, 20s in all)\n",
+		"timerlab: 3 cells done in 2m10s;",
+		"timerlab: time per set: a 40s (2 cells), b 20s (1 cells)\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// blocker is an Executor that returns once its cell's heartbeat has been written.
+type blocker struct{ beat chan struct{} }
+
+func (b *blocker) Execute(_ context.Context, c Cell, out string) error {
+	select {
+	case <-b.beat:
+	case <-time.After(10 * time.Second): // a guard against a hang, not a measurement
+		return errors.New("no heartbeat")
+	}
+	return os.WriteFile(out, []byte(c.String()), 0o644)
+}
+
+// beatWriter signals beat on the first line saying a cell is still running.
+type beatWriter struct {
+	strings.Builder
+	beat chan struct{}
+	once bool
+}
+
+func (w *beatWriter) Write(p []byte) (int, error) {
+	if !w.once && strings.Contains(string(p), "still running") {
+		w.once = true
+		close(w.beat)
+	}
+	return w.Builder.Write(p)
+}
+
+// TestHeartbeat checks a cell that runs past the heartbeat's period gets a line saying so, naming
+// it, and that the heartbeat stops with the cell: nothing is written after the last line.
+func TestHeartbeat(t *testing.T) {
+	beat := make(chan struct{})
+	out := &beatWriter{beat: beat}
+	cells := testSpec().Cells()[:1]
+	r := &Runner{Dir: t.TempDir(), Exec: &blocker{beat: beat}, Progress: out, Heartbeat: time.Millisecond}
+	if err := r.Run(context.Background(), cells); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	text := out.String()
+	r.mu.Unlock()
+	if !strings.Contains(text, "timerlab: ... build heap a still running (") {
+		t.Errorf("no heartbeat line:\n%s", text)
+	}
+	if !regexp.MustCompile(`timerlab: time per set: a \d+s \(1 cells\)\n$`).MatchString(text) {
+		t.Errorf("a line after the run's last:\n%s", text)
 	}
 }
