@@ -29,7 +29,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(docs, "results.md"))
-	if !strings.Contains(string(md), "`context` WithTimeout/concurrency=40") {
+	if !strings.Contains(string(md), "| WithTimeout/concurrency=40-") {
 		t.Errorf("report lacks the WithTimeout row:\n%s", md)
 	}
 	os.WriteFile(filepath.Join(docs, "results", "cost-vs-n.svg"), []byte("<svg>"), 0o644)

@@ -256,23 +256,42 @@ func planAliases(vs []lab.Variant, sets []suite.Set, sweep []string, log io.Writ
 	return kept, only
 }
 
-// selectSets returns the sets named (for none, all but those that run only when named), checked
-// to be runnable.
+// selectSets returns the sets named (for none, all but those that run only when named; for
+// "headline", suite.HeadlineSets of the mode), checked to be runnable and to share no benchmark.
 func selectSets(all []suite.Set, names []string) ([]suite.Set, error) {
 	if len(names) == 0 {
 		names = setNames(suite.Default(all))
 	}
-	var out []suite.Set
+	var expanded []string
 	for _, n := range names {
+		if n != suite.HeadlineGroup {
+			expanded = append(expanded, n)
+			continue
+		}
+		for _, h := range suite.HeadlineSets {
+			if _, ok := suite.Find(all, h); ok {
+				expanded = append(expanded, h)
+			}
+		}
+	}
+	var out []suite.Set
+	for _, n := range expanded {
 		s, ok := suite.Find(all, n)
 		if !ok {
-			return nil, fmt.Errorf("unknown benchmark set %q (known: %s)", n, strings.Join(setNames(all), " "))
+			return nil, fmt.Errorf("unknown benchmark set %q (known: %s, and %s for %s)", n,
+				strings.Join(setNames(all), " "), suite.HeadlineGroup, strings.Join(suite.HeadlineSets, ","))
 		}
 		if err := s.Validate(); err != nil {
 			return nil, err
 		}
 		if _, dup := suite.Find(out, n); dup {
 			return nil, fmt.Errorf("benchmark set %q named twice: its samples would count twice", n)
+		}
+		for _, o := range out {
+			if e, ok := suite.Overlap(o, s); ok {
+				return nil, fmt.Errorf("benchmark sets %s and %s both run Benchmark%s of %s: name one of them",
+					o.Name, n, e.Bench, e.Pkg)
+			}
 		}
 		out = append(out, s)
 	}

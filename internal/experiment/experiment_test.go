@@ -222,6 +222,32 @@ func TestSelectSetsRejectsDuplicates(t *testing.T) {
 	}
 }
 
+// TestHeadlineSets checks the group "headline": the sets of the first answer, std-time's operations
+// where the full matrix's std-time would be, and in the quick matrix, which has no such set, the
+// others; and that a set sharing benchmarks with another is refused beside it.
+func TestHeadlineSets(t *testing.T) {
+	sets, err := selectSets(suite.Sets(false), []string{"headline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := setNames(sets); !slices.Equal(got, []string{"std-time-ops", "timers", "deadline", "wakeups"}) {
+		t.Errorf("headline sets %v", got)
+	}
+	if sets, err := selectSets(suite.Sets(true), []string{"headline"}); err != nil ||
+		!slices.Equal(setNames(sets), []string{"timers", "deadline", "wakeups"}) {
+		t.Errorf("quick headline sets %v, %v", setNames(sets), err)
+	}
+	for _, def := range suite.Default(suite.Sets(false)) {
+		if def.Name == "std-time-ops" {
+			t.Error("std-time-ops runs by default beside std-time")
+		}
+	}
+	_, err = selectSets(suite.Sets(false), []string{"std-time", "std-time-ops"})
+	if err == nil || !strings.Contains(err.Error(), "std-time and std-time-ops both run BenchmarkStop of time") {
+		t.Errorf("std-time with std-time-ops: %v", err)
+	}
+}
+
 // TestDefaultOut checks where a matrix goes unless told: the results of its mode, or results-xbench
 // for the sets of golang.org/x/benchmarks alone.
 func TestDefaultOut(t *testing.T) {

@@ -24,6 +24,7 @@ func TestGolden(t *testing.T) {
 		{"slack", "testdata/slack", ""},
 		{"floor", "testdata/floor", ""},
 		{"xbench", "testdata/xbench", ""},
+		{"wheel", "testdata/wheel", ""},
 		{"results-with-xbench", "testdata/results", "testdata/xbench"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,7 +122,7 @@ func TestSampleNotes(t *testing.T) {
 		dir   string
 		write func(*Report, *bytes.Buffer)
 	}{
-		{"testdata/results", (*Report).writeTables},
+		{"testdata/results", (*Report).writeResults},
 		{"testdata/xbench", (*Report).writeXBench},
 	} {
 		for _, n := range []int{2, 3, 4, 5, 6, 7} {

@@ -23,16 +23,19 @@ func loadSlack(t *testing.T) *Report {
 	return r
 }
 
+// TestSlackTargets checks the slack sweep's rows against the figures testdata/slack/README.md works
+// out from its raw files: ratios as the median of the pairwise ratios, with no interval and no
+// significance from three runs, shares and values as medians, slack to two digits.
 func TestSlackTargets(t *testing.T) {
 	var b bytes.Buffer
 	loadSlack(t).writeSummaries(&b)
 	for _, want := range []string{
-		"## Slack targets",
-		"| heap | - | 0s | ×1.00 | ×1.00 | — | 88.9% | — | 0s | 2.20 | ×1.00 |",
-		"| slack | - | 982.3µs | ×1.22 | ×1.06 | — | 42.0% | 1.36 | 126.1µs | 1.24 | ×4.85 |",
-		"| slack-0 | timerslack=0 | 0s | ×1.42 | ×1.08 | — | 48.3% | — | 0s | 2.21 | ×0.91 |",
-		"| slack-1ms | timerslack=1ms | 983µs | ×1.11 | ×1.16 | — | 37.4% | 1.39 | 983µs | 2.21 | ×0.96 |",
-		"| slack-12.5pct | timerslack=12.5% | 1.17ms | ×1.04 | ×0.97 | — | 45.1% | 1.25 | 63.5µs | 1.15 | ×5.08 |",
+		"## Slack sweep",
+		"| heap | - | 0 | ×1 | ×1 | — | 89% (—) | — | 0 | 2.20 (—) | ×1 |",
+		"| slack | - | 980µs | ×1.02 (—) ~ | ×1.06 (—) ~ | — | 42% (—) | 1.36 (—) | 130µs | 1.24 (—) | ×4.85 (—) ~ |",
+		"| slack-0 | timerslack=0 | 0 | ×1.29 (—) ~ | ×1.06 (—) ~ | — | 48% (—) | — | 0 | 2.21 (—) | ×1.02 (—) ~ |",
+		"| slack-1ms | timerslack=1ms | 980µs | ×0.98 (—) ~ | ×1.13 (—) ~ | — | 37% (—) | 1.39 (—) | 980µs | 2.21 (—) | ×1.01 (—) ~ |",
+		"| slack-12.5pct | timerslack=12.5% | 1.2ms | ×0.91 (—) ~ | ×0.93 (—) ~ | — | 45% (—) | 1.25 (—) | 64µs | 1.15 (—) | ×6.11 (—) ~ |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("slack targets lack %q:\n%s", want, b.String())
@@ -43,8 +46,8 @@ func TestSlackTargets(t *testing.T) {
 	}
 }
 
-// TestSlackTargetsFloor checks the CPU on 1 P column against the medians testdata/floor/README.md
-// reads off its raw files: each variant's CPU on one P over the baseline's at two.
+// TestSlackTargetsFloor checks the CPU on 1 P column against the ratios testdata/floor/README.md
+// works out from its raw files: each variant's CPU on one P over the baseline's at two.
 func TestSlackTargetsFloor(t *testing.T) {
 	r, err := Load("testdata/floor")
 	if err != nil {
@@ -56,8 +59,8 @@ func TestSlackTargetsFloor(t *testing.T) {
 	var b bytes.Buffer
 	r.writeSummaries(&b)
 	for _, want := range []string{
-		"| heap | - | 0s | ×1.00 | ×1.00 | ×0.82 |",
-		"| slack | - | 982.3µs | ×0.34 | ×0.91 | ×0.72 |",
+		"| heap | - | 0 | ×1 | ×1 | ×0.82 (—) ~ |",
+		"| slack | - | 980µs | ×0.39 (—) ~ | ×0.92 (—) ~ | ×0.78 (—) ~ |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("slack targets lack %q:\n%s", want, b.String())

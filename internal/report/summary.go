@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,11 +23,11 @@ func (r *Report) writeSummaries(b *bytes.Buffer) {
 	}
 }
 
-// writeSummary writes the table that judges each variant with timer slack against the baseline of
-// the same run, the baseline's row first: a cell per column of s. It writes nothing when the run
-// has no such variant or no baseline.
+// writeSummary writes the table that judges the variants of the slack sweep against the baseline
+// of the same run, the baseline's row first: a cell per column of s. It writes nothing when the
+// run has no such variant or no baseline.
 func (r *Report) writeSummary(b *bytes.Buffer, pkg string, s suite.Summary) {
-	vs := r.slackVariants()
+	vs := r.sweepVariants()
 	if len(vs) == 0 || r.Variants[0] != lab.Baseline {
 		return
 	}
@@ -62,6 +63,20 @@ func (r *Report) slackVariants() []string {
 	return out
 }
 
+// sweepVariants returns the variants of the slack sweep's table: those with timer slack
+// (slackVariants) and the aliases, whatever their toolchain (pwait2, upstream's proposal of
+// precise waits without slack, is the heap's), in the matrix's order.
+func (r *Report) sweepVariants() []string {
+	slack := r.slackVariants()
+	var out []string
+	for _, v := range r.Variants[1:] {
+		if slices.Contains(slack, v) || r.isAlias(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 func writeRow(b *bytes.Buffer, cells ...string) {
 	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 }
@@ -89,44 +104,72 @@ func (r *Report) cell(pkg string, c suite.Column, variant string) string {
 	}
 }
 
-// slackCell is the median slack variant granted in bench, "—" without the figure.
+// slackCell is the median slack variant granted in bench with two significant digits (the
+// figure is read from a histogram bucket 12.5% wide), "—" without the figure.
 func (r *Report) slackCell(pkg, bench, variant string) string {
 	if _, ok := r.center(pkg, bench, units.Slack, variant); !ok {
 		return "—"
 	}
-	return r.slack(pkg, bench, variant).Round(100 * time.Nanosecond).String()
+	return durationText(r.slack(pkg, bench, variant))
 }
 
-// ratioOver is variant's median of unit in bench over the baseline's in baseBench, as "×0.42"; "—"
-// where either figure is missing. The CPU on 1 P column divides the tickers on one P by the
-// baseline's tickers at the run's GOMAXPROCS.
+// ratioOver is variant's figure unit in bench over the baseline's in baseBench, as a ratio with
+// its interval (ratioCell); "×1" for the baseline against itself, "—" where either figure is
+// missing. The CPU on 1 P column divides the tickers on one P by the baseline's tickers at the
+// run's GOMAXPROCS.
 func (r *Report) ratioOver(pkg, bench, baseBench, unit, variant string) string {
-	val, ok := r.center(pkg, bench, unit, variant)
-	base, okBase := r.center(pkg, baseBench, unit, lab.Baseline)
-	if !ok || !okBase || base == 0 {
+	k, ok := r.benchKey(pkg, bench, unit)
+	baseKey, okBase := r.benchKey(pkg, baseBench, unit)
+	if !ok || !okBase {
 		return "—"
 	}
-	return fmt.Sprintf("×%.2f", val/base)
-}
-
-// valueCell is variant's median of unit in bench.
-func (r *Report) valueCell(pkg, bench, unit, variant string) string {
-	val, ok := r.center(pkg, bench, unit, variant)
+	if variant == lab.Baseline && k == baseKey {
+		return "×1"
+	}
+	rt, ok := r.Index.RatioOf(baseKey, lab.Baseline, k, variant)
 	if !ok {
 		return "—"
 	}
-	return fmt.Sprintf("%.2f", val)
+	return ratioCell(rt)
 }
 
-// periodShareCell is variant's median of c.Unit in c.Bench as a percentage of the period its
-// sub-benchmark names give.
+// valueCell is variant's median of unit in bench with its interval.
+func (r *Report) valueCell(pkg, bench, unit, variant string) string {
+	k, ok := r.benchKey(pkg, bench, unit)
+	if !ok {
+		return "—"
+	}
+	m, ok := r.Index.Median(k, variant)
+	if !ok {
+		return "—"
+	}
+	return intervalText(m, func(x float64) string { return fmt.Sprintf("%.2f", x) })
+}
+
+// periodShareCell is variant's median of c.Unit in c.Bench, with its interval, as a percentage
+// of the period its sub-benchmark names give.
 func (r *Report) periodShareCell(pkg string, c suite.Column, variant string) string {
-	val, ok := r.center(pkg, c.Bench, c.Unit, variant)
+	k, ok := r.benchKey(pkg, c.Bench, c.Unit)
 	period := r.period(pkg, c)
 	if !ok || period <= 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%.1f%%", 100*val/period.Seconds())
+	m, ok := r.Index.Median(k, variant)
+	if !ok {
+		return "—"
+	}
+	return intervalText(m, func(x float64) string { return sig(100*x/period.Seconds(), 2) + "%" })
+}
+
+// benchKey returns the key of unit (as the benchmark reports it) in bench, a top-level benchmark
+// of pkg: the first of its sub-benchmarks.
+func (r *Report) benchKey(pkg, bench, unit string) (stats.Key, bool) {
+	for _, k := range r.keys(pkg, stats.Tidy(unit)) {
+		if strings.HasPrefix(k.Name, bench+"/") || strings.HasPrefix(k.Name, bench+"-") {
+			return k, true
+		}
+	}
+	return stats.Key{}, false
 }
 
 // period returns the duration that the names of c.Bench's sub-benchmarks with the figure c.Unit

@@ -6,7 +6,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"timerlab/internal/lab"
@@ -78,8 +77,8 @@ func (r *Report) writeXBench(b *bytes.Buffer) {
 	fmt.Fprintf(b, "The sets %s, run by %s in interleaved rounds like the other sets: per round and variant, one "+
 		"`sweet run -count %d` or `bent -N %d` of the set with that variant alone, its toolchain as sweet's goroot or "+
 		"bent's Root, its GOEXPERIMENT and GODEBUG in their environments (with GOTOOLCHAIN=local); every binary they "+
-		"built was checked to be built by that toolchain. Medians ± 95%% confidence interval, each variant against %s "+
-		"with a Mann-Whitney U-test, as benchstat.\n\n", codeList(sets), tools, x.Spec.Count, x.Spec.Count, x.Variants[0])
+		"built was checked to be built by that toolchain. One table per set, as above: medians ± 95%% confidence interval, "+
+		"each variant's change from %s where a Mann-Whitney U-test finds it significant, `~` where not.\n\n", codeList(sets), tools, x.Spec.Count, x.Spec.Count, x.Variants[0])
 	if n := x.Spec.Rounds * x.Spec.Count; n < 6 {
 		fmt.Fprintf(b, "With %d samples per variant the 95%% confidence interval of a median cannot be computed (± ∞)%s.\n\n",
 			n, map[bool]string{true: ", and no difference can reach p < 0.05", false: ""}[n < 4])
@@ -94,15 +93,10 @@ func (r *Report) writeXBench(b *bytes.Buffer) {
 	if slices.Contains(sets, "sweet-controls") {
 		b.WriteString("`sweet-controls`: " + xbench.AssetsNote + ".\n\n")
 	}
-	ix := x.Index.Filter(x.isXBench)
-	tables := ix.Tables(x.Variants)
-	sort.SliceStable(tables, func(i, j int) bool { return xbenchRank(tables[i].Unit) < xbenchRank(tables[j].Unit) })
-	for _, t := range tables {
-		fmt.Fprintf(b, "### %s\n\n", t.Unit)
-		t.WriteMarkdown(b)
-		b.WriteString("\n")
+	for _, name := range sets {
+		x.writeSetTables(b, "###", x.set(name), xbenchRank)
 	}
-	x.writeAANoise(b, ix)
+	x.writeAANoise(b, x.Index.Filter(x.isXBench))
 	b.WriteString("### CPU profiles\n\n")
 	b.WriteString("One more run per variant and set, with sweet's cpuprofile diagnostic (etcd: the profiles of the three " +
 		"servers, fetched over their pprof endpoints) or bent's cpuprofile wrapper (a profile per test binary), merged " +

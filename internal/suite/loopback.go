@@ -11,6 +11,9 @@ var Deadline = Workload{Name: "deadline", Pkg: "timerlab/bench/deadline", From: 
 		return []Set{{Name: "deadline", Expect: []string{"DeadlineChurn", "TimerResetChurn"},
 			Benchtime: pick(quick, "", "100ms"),
 			About:     "deadline churn: SetReadDeadline / Reset moved earlier and later (golang/go#41699)"}}
+	}, Headlines: []Headline{
+		{Bench: "TimerResetChurn", Unit: "sec/op", Label: "50K timers reset later and earlier (golang/go#41699)"},
+		{Bench: "DeadlineChurn", Unit: "sec/op", Label: "read deadlines moved on 1000 idle connections"},
 	}}
 
 // HTTPTimeout is bench/httptimeout: a loopback net/http server with a context.WithTimeout per

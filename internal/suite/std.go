@@ -6,9 +6,20 @@ package suite
 // StdTime is package time's timer benchmarks.
 var StdTime = Workload{Name: "std-time", Pkg: "time", From: Std,
 	sets: func(quick bool) []Set {
-		return []Set{{Name: "std-time", Expect: pick(quick, stdTimeBenchmarks, quickTimeBenchmarks),
+		sets := []Set{{Name: "std-time", Expect: pick(quick, stdTimeBenchmarks, quickTimeBenchmarks),
 			Benchtime: pick(quick, "", "100ms"),
 			About:     pick(quick, "Go's own timer benchmarks (src/time)", "Go's own timer benchmarks (src/time), a subset")}}
+		if quick {
+			return sets
+		}
+		// The operations alone, without the latency benchmarks (whose eleven sub-benchmarks take
+		// most of std-time's time): the std-time of the first answer (HeadlineSets). It runs only
+		// when named, and never with std-time, whose benchmarks it repeats.
+		return append(sets, Set{Name: "std-time-ops", Expect: opsTimeBenchmarks, OptIn: true,
+			About: "Go's own timer benchmarks of single operations (src/time): start, stop, reset"})
+	}, Headlines: []Headline{
+		{Bench: "StartStop1000", Unit: "sec/op", Label: "start and stop 1000 timers"},
+		{Bench: "Reset/impl=func", Unit: "sec/op", Label: "reset an AfterFunc timer"},
 	}}
 
 // Go's own timer benchmarks in package time.
@@ -17,6 +28,9 @@ var stdTimeBenchmarks = []string{
 	"SimultaneousAfterFunc1000", "AdjustTimers10000", "Ticker", "TickerReset",
 	"ParallelTimerLatency", "StaggeredTickerLatency",
 }
+
+// The benchmarks of stdTimeBenchmarks that time single operations on timers, for std-time-ops.
+var opsTimeBenchmarks = []string{"Stop", "StartStop1000", "Reset", "AdjustTimers10000", "TickerReset"}
 
 // The subset of stdTimeBenchmarks the quick matrix runs.
 var quickTimeBenchmarks = []string{

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -66,7 +67,8 @@ type Set struct {
 	// XBench lists the benchmarks of a Sweet or Bent set, which go in its Expect too.
 	XBench []XBench
 	// OptIn marks a set that runs only when named (timerlab bench --sets): the sets of
-	// golang.org/x/benchmarks, which need sweet and bent installed (timerlab xbench) and hours.
+	// golang.org/x/benchmarks, which need sweet and bent installed (timerlab xbench) and hours, and
+	// std-time-ops, a part of std-time for the first answer (HeadlineSets).
 	OptIn bool
 	// Expect lists the top-level benchmarks (without the Benchmark prefix) the set runs, the first
 	// level of its -test.bench pattern (Pattern). Ones a toolchain's package lacks are reported when
@@ -224,6 +226,27 @@ func Sets(quick bool) []Set {
 		out = append(out, w.Sets(quick)...)
 	}
 	return out
+}
+
+// HeadlineGroup is the name timerlab bench --sets takes for HeadlineSets.
+const HeadlineGroup = "headline"
+
+// HeadlineSets are the sets of the first answer, make's default matrix: those that hold the
+// figures the report's verdict leads with (Workload.Headlines), at the least cost: std-time's
+// single operations without its latency sweeps, the timers against N, deadline churn and the
+// wakeups. Left to the full matrix: the rest of std-time, timers-gcoff, firing, the loopback
+// servers, and the tickers on one P.
+var HeadlineSets = []string{"std-time-ops", "timers", "deadline", "wakeups"}
+
+// Overlap returns a benchmark that both a and b run, if any: a matrix with both would count its
+// samples twice.
+func Overlap(a, b Set) (Expected, bool) {
+	for _, e := range a.Expected() {
+		if slices.Contains(b.Expected(), e) {
+			return e, true
+		}
+	}
+	return Expected{}, false
 }
 
 // SweepSets returns the names of the sets marked Sweep, in order.

@@ -142,8 +142,9 @@ func TestXBenchSets(t *testing.T) {
 			t.Errorf("default sets hold %s", s.Name)
 		}
 	}
-	if len(Default(full)) != len(full)-len(xb) {
-		t.Errorf("Default left out %d sets, want %d", len(full)-len(Default(full)), len(xb))
+	if len(Default(full)) != len(full)-len(xb)-1 {
+		t.Errorf("Default left out %d sets, want %d (those of golang.org/x/benchmarks and std-time-ops)",
+			len(full)-len(Default(full)), len(xb)+1)
 	}
 	for _, s := range Sets(true) {
 		if s.Tool != GoTest {
@@ -241,5 +242,32 @@ func TestDocs(t *testing.T) {
 		} else if !strings.Contains(string(data), "`"+u+"`") {
 			t.Errorf("docs/benchmarks.md does not explain %s", u)
 		}
+	}
+}
+
+// TestHeadlines checks every headline of the verdict names a benchmark and a figure its workload's
+// sets run and report (through Validate), that each headline set exists in the full matrix, and
+// that a headline of a benchmark no set runs is refused.
+func TestHeadlines(t *testing.T) {
+	n := 0
+	for _, w := range Workloads() {
+		n += len(w.Headlines)
+	}
+	if n == 0 {
+		t.Fatal("no headline")
+	}
+	for _, name := range HeadlineSets {
+		if _, ok := Find(Sets(false), name); !ok {
+			t.Errorf("headline set %s is no set", name)
+		}
+	}
+	bad := Timers
+	bad.Headlines = []Headline{{Bench: "NoSuch/N=4M", Unit: "sec/op"}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "BenchmarkNoSuch") {
+		t.Errorf("a headline of a benchmark no set runs: %v", err)
+	}
+	bad.Headlines = []Headline{{Bench: "CostVsN/N=4M", Unit: "no-such/op"}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "no-such/op") {
+		t.Errorf("a headline of a figure the workload does not report: %v", err)
 	}
 }

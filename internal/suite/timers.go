@@ -37,6 +37,13 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 			"TimeoutVsNGCOff: TimeoutVsN with the garbage collector off while timed, the timer set's own cost; " +
 			"AllocVsN: allocating a timer-sized object with no timer, a lower bound under CostVsN and TimeoutVsN " +
 			"(too low at large N; the floor itself: scripts/null-floor.sh, docs/wheel.md)."}},
+	Headlines: []Headline{
+		{Bench: timeoutVsN + "/N=1K", Unit: "sec/op", Label: "a timeout started and stopped, 1K timers live"},
+		{Bench: timeoutVsN + "/N=4M", Unit: "sec/op", Label: "a timeout started and stopped, 4M timers live"},
+		{Bench: costVsN + "/N=4M", Unit: "sec/op", Label: "a timer started and stopped among 4M live ones"},
+		{Bench: timeoutVsNGCOff + "/N=4M", Unit: "sec/op", Label: "the 4M timeout with the collector off: the timer set's own cost"},
+		{Bench: "FireAll/timers=1M", Unit: units.CPUTimer, Label: "CPU per timer, 1M timers all left to fire"},
+	},
 }
 
 // The benchmarks of bench/timers that vary the number of timers live.

@@ -38,15 +38,25 @@ var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Ben
 				About: "the 1000 staggered tickers with GOMAXPROCS=1: the CPU of receiving the ticks, the floor under any wakeup policy"},
 		}
 	},
+	Headlines: []Headline{
+		{Bench: Tickers, Unit: units.VCSW, Label: "1000 staggered 10 ms tickers: context switches per second"},
+		{Bench: Tickers, Unit: units.CPU, Label: "1000 staggered 10 ms tickers: CPU per second"},
+		{Bench: Tickers, Unit: units.LateP99, Label: "1000 staggered 10 ms tickers: p99 lateness"},
+		{Bench: Sleeps, Unit: units.RatioP50, Label: "sleeps of 0.1-1 ms: median actual / requested"},
+		{Bench: Sleeps, Unit: units.TimerWakeups, Label: "sleeps of 20 µs-1 ms: timer wakeups per second"},
+	},
 	Charts: append([]Chart{latenessCDF(Tickers), latenessCDF(Sleeps)}, append(vsSlackCharts(Tickers), vsSlackCharts(Sleeps)...)...),
-	Summary: &Summary{Title: "Slack targets",
-		Intro: fmt.Sprintf("Each variant with timer slack against %[1]s in this run, %[1]s first; medians over the runs, "+
-			"ratios are variant / %[1]s. *tickers*: %[2]s; slack is the median slack granted (`slack-ns`), late p99 "+
-			"is a share of the ticker period, coalesce-eff is ideal wakeups / timer wakeups (1: every wakeup the slack "+
-			"allows to save is saved; — where no slack is granted); CPU on 1 P is the variant's CPU for the same tickers "+
-			"with GOMAXPROCS=1 (%[4]s) over %[1]s's at the run's GOMAXPROCS: what receiving the ticks costs with the "+
-			"fewest threads, the floor under the CPU any wakeup policy can reach. *sleeps*: %[3]s; ratio p50 is the "+
-			"median of actual / requested duration of the sleeps of at least 100 µs.",
+	Summary: &Summary{Title: "Slack sweep",
+		Intro: fmt.Sprintf("The variants with timer slack, the slack sweep's points (slack's toolchain under other "+
+			"policies) and the other aliases (pwait2: upstream's proposal of precise waits, golang/go#53824, the peer "+
+			"slack is measured against), each against %[1]s of the same run, %[1]s first. Ratios are variant / %[1]s "+
+			"with their 95%% interval and `~` where not significant, as in the verdict; other figures are medians with "+
+			"their 95%% interval ((—): too few runs for one). *tickers*: %[2]s; slack is the median slack granted "+
+			"(`slack-ns`, two digits: it is read from a histogram bucket 12.5%% wide), late p99 a share of the ticker "+
+			"period, coalesce-eff ideal wakeups / timer wakeups (1: every wakeup the slack allows to save is saved; — "+
+			"where no slack is granted); CPU on 1 P is the variant's CPU for the same tickers with GOMAXPROCS=1 (%[4]s) "+
+			"over %[1]s's at the run's GOMAXPROCS: the floor under the CPU any wakeup policy can reach. *sleeps*: "+
+			"%[3]s; ratio p50 is the median of actual / requested duration of the sleeps of at least 100 µs.",
 			lab.Baseline, Tickers, Sleeps, TickersOneP),
 		Columns: []Column{
 			{Head: "tickers: slack", Kind: Slack, Bench: Tickers},

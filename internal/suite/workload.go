@@ -25,6 +25,9 @@ type Workload struct {
 	Charts []Chart
 	// Summary is the report's table of its results, one row per variant it judges; nil for none.
 	Summary *Summary
+	// Headlines are the figures of its results that the report's verdict judges every variant by,
+	// in order.
+	Headlines []Headline
 
 	sets func(quick bool) []Set // its sets in the full or the quick matrix, Pkg and From left to the workload
 }
@@ -97,6 +100,24 @@ type Chart struct {
 	Note      string
 }
 
+// A Headline is one figure of a workload that the report's verdict opens with: every variant
+// against the baseline, as a ratio with its confidence interval. Lower is better for every
+// headline, so that the verdict can say better and worse.
+type Headline struct {
+	// Bench is the benchmark, with its sub-benchmark levels and without the -GOMAXPROCS suffix
+	// (TimeoutVsN/N=4M). A name with fewer levels than the results stands for the first
+	// sub-benchmark under it.
+	Bench string
+	Unit  string // as the benchmark reports it
+	Label string // what the row says it measures, in words
+}
+
+// Top returns the top-level benchmark of the headline: its Bench up to the first '/'.
+func (h Headline) Top() string {
+	top, _, _ := strings.Cut(h.Bench, "/")
+	return top
+}
+
 // A Summary is a table of the report that judges variants against the baseline, a row per variant.
 type Summary struct {
 	Title   string
@@ -165,6 +186,11 @@ func (w Workload) Validate() error {
 			figures = append(figures, units.Slack)
 		}
 		if err := check("chart "+c.File, c.Benchmarks, figures...); err != nil {
+			return err
+		}
+	}
+	for _, h := range w.Headlines {
+		if err := check("headline "+h.Bench, []string{h.Top()}, h.Unit); err != nil {
 			return err
 		}
 	}

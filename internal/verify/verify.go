@@ -64,14 +64,18 @@ func profile(path string) error {
 	return nil
 }
 
-// Report checks docsDir/results.md holds benchmark tables and that its charts are XML.
+// Report checks docsDir/results.md opens with its verdict and holds tables of results, and that its
+// charts are XML.
 func Report(docsDir string) error {
 	md, err := os.ReadFile(filepath.Join(docsDir, lab.ReportFile))
 	if err != nil {
 		return err
 	}
-	if !strings.Contains(string(md), "## Benchmarks") || !strings.Contains(string(md), "| --- |") {
-		return fmt.Errorf("%s/results.md has no benchmark table", docsDir)
+	if !strings.Contains(string(md), "\n## Verdict\n") {
+		return fmt.Errorf("%s/results.md has no verdict", docsDir)
+	}
+	if !strings.Contains(string(md), "\n| benchmark | unit |") {
+		return fmt.Errorf("%s/results.md has no table of results", docsDir)
 	}
 	svgs, err := filepath.Glob(filepath.Join(docsDir, lab.ChartDir, "*.svg"))
 	if err != nil {

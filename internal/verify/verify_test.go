@@ -80,3 +80,23 @@ func TestBadSVGFails(t *testing.T) {
 		t.Error("malformed SVG parsed")
 	}
 }
+
+// TestReportWithoutTablesFails checks a results.md without a verdict, or without a table of
+// results, is refused, and one with both passes.
+func TestReportWithoutTablesFails(t *testing.T) {
+	docs := t.TempDir()
+	for _, tc := range []struct {
+		md   string
+		want string
+	}{
+		{"# timerlab results\n\n| benchmark | unit | heap |\n| --- | --- | --- |\n", "no verdict"},
+		{"# timerlab results\n\n## Verdict\n\nNo verdict.\n", "no table of results"},
+		{"# timerlab results\n\n## Verdict\n\n| benchmark | unit | heap |\n| --- | --- | --- |\n", ""},
+	} {
+		os.WriteFile(filepath.Join(docs, "results.md"), []byte(tc.md), 0o644)
+		err := Report(docs)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("results.md %q: %v, want %q", tc.md, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"timerlab/internal/matrix"
+	"timerlab/internal/results"
+)
+
+// TestVerdict checks the verdict of testdata/wheel, a run of 12 rounds whose benchstat output the
+// entry of docs/log keeps: the wheel significantly cheaper than heap on the timeout among 4M timers
+// (-21.61%, p=0.000) and not elsewhere, the null timer set cheaper everywhere; each cell with its
+// interval, the interval of a significant ratio away from 1 and that of another holding it.
+func TestVerdict(t *testing.T) {
+	r, err := Load("testdata/wheel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	r.writeVerdict(&b)
+	for _, want := range []string{
+		"| figure | wheel | null | reading |",
+		"| a timeout started and stopped, 1K timers live (`timers` TimeoutVsN/N=1K) | ×1.02 (0.90–1.12) ~ | ×0.60 (0.56–0.69) | better: null |",
+		"| a timeout started and stopped, 4M timers live (`timers` TimeoutVsN/N=4M) | ×0.79 (0.72–0.88) | ×0.55 (0.51–0.60) | better: wheel, null |",
+		"| a timer started and stopped among 4M live ones (`timers` CostVsN/N=4M) | ×1.11 (0.93–1.30) ~ | ×0.76 (0.70–0.88) | better: null |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("verdict lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "upstream") {
+		t.Errorf("the verdict speaks of upstream, which did not run:\n%s", b.String())
+	}
+	if strings.Contains(b.String(), "TimeoutVsNGCOff") {
+		t.Errorf("a row for a figure the matrix did not measure:\n%s", b.String())
+	}
+}
+
+// TestGeomeanMatchesBenchstat checks the geomean row of testdata/wheel's sec/op against the one
+// benchstat printed for the same run (docs/log's entry of the null floor): 316.6n, 302.1n -4.60%,
+// 204.1n -35.54%; and that each row shows its change where benchstat found one.
+func TestGeomeanMatchesBenchstat(t *testing.T) {
+	r, err := Load("testdata/wheel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	r.writeResults(&b)
+	for _, want := range []string{
+		"| geomean | sec/op | 316.6n | 302.1n -4.6% | 204.1n -36% |",
+		"| TimeoutVsN/N=4M-2 | sec/op | 445.2n ± 8% | 349.0n ± 13% -22% (p=0.000) | 245.6n ± 17% -45% (p=0.000) |",
+		"| CostVsN/N=1K-2 | sec/op | 234.3n ± 21% | 242.9n ± 41% ~ | 166.7n ± 20% -29% (p=0.000) |",
+		"| geomean | B/op | 112.0 | 112.0 0% | 112.0 0% |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("results lack %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// copyDir copies a recorded results directory of testdata into a temporary one.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := exec.Command("cp", "-R", src+"/.", dir).Run(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestLoadRefusesWhatItCannotRender checks a results directory naming a set or a variant the
+// report cannot describe, or with a malformed matrix.json, is refused in one line naming the file,
+// rather than rendered with blank sections.
+func TestLoadRefusesWhatItCannotRender(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(spec *matrix.Spec)
+		raw    string // a file to write under the directory instead
+		want   string
+	}{
+		{"unknown set", func(s *matrix.Spec) { s.Sets = append(s.Sets, "nosuch") }, "",
+			`matrix.json names the benchmark set "nosuch", unknown to this timerlab`},
+		{"unknown variant", func(s *matrix.Spec) { s.Variants = append(s.Variants, "ghost") }, "",
+			`matrix.json names the variant "ghost", whose toolchain`},
+		{"no sets", func(s *matrix.Spec) { s.Sets = nil }, "", "matrix.json names no variant or no benchmark set"},
+		{"malformed", nil, "{\"quick\": tru", "matrix.json: invalid character"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDir(t, "testdata/slack")
+			data := []byte(tc.raw)
+			if tc.change != nil {
+				spec, err := matrix.ReadSpec(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.change(&spec)
+				data, _ = json.Marshal(spec)
+			}
+			os.WriteFile(filepath.Join(dir, "matrix.json"), data, 0o644)
+			_, err := Load(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Load: %v, want one line with %q", err, tc.want)
+			}
+		})
+	}
+	dir := copyDir(t, "testdata/slack")
+	os.Remove(filepath.Join(dir, results.RawPath("slack-1ms")))
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "no raw file of variant slack-1ms") {
+		t.Errorf("Load without a variant's raw file: %v", err)
+	}
+}
+
+// TestSweepHoldsAliasesOfHeap renders testdata/slack with its slack-0 recast as pwait2, an alias
+// of heap (no slack experiment): it is in the slack sweep's table, as the peer slack is measured
+// against, and not in the verdict, which judges no alias.
+func TestSweepHoldsAliasesOfHeap(t *testing.T) {
+	dir := copyDir(t, "testdata/slack")
+	for _, f := range []string{"matrix.json", "env.json", "raw/slack-0.txt"} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.ReplaceAll(string(data), "slack-0", "pwait2")
+		s = strings.ReplaceAll(s, "timerslack=0", "epollpwait2=1")
+		os.WriteFile(filepath.Join(dir, f), []byte(s), 0o644)
+	}
+	os.Rename(filepath.Join(dir, "raw/slack-0.txt"), filepath.Join(dir, "raw/pwait2.txt"))
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range r.Env.Toolchains {
+		if tc.Variant == "pwait2" {
+			r.Env.Toolchains[i].GOEXPERIMENT = "" // heap's toolchain
+		}
+	}
+	var sweep, verdict bytes.Buffer
+	r.writeSummaries(&sweep)
+	r.writeVerdict(&verdict)
+	if !strings.Contains(sweep.String(), "| pwait2 | epollpwait2=1 | 0 | ×1.29 (—) ~ |") {
+		t.Errorf("the sweep lacks pwait2:\n%s", sweep.String())
+	}
+	if strings.Contains(verdict.String(), "pwait2") || strings.Contains(verdict.String(), "slack-1ms") {
+		t.Errorf("the verdict judges an alias:\n%s", verdict.String())
+	}
+}
+
+// TestFormats checks the digits the report gives its figures.
+func TestFormats(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{sig(982.8, 2), "980"},
+		{sig(0.0532, 2), "0.053"},
+		{sig(1.35, 3), "1.35"},
+		{sig(12345, 2), "12000"},
+		{durationText(982813), "980µs"},
+		{durationText(1170018), "1.2ms"},
+		{durationText(53250), "53µs"},
+		{durationText(0), "0"},
+		{deltaText(100, 77.4), "-23%"},
+		{deltaText(100, 103.24), "+3.2%"},
+		{deltaText(99.75, 99.46), "-0.29%"},
+		{deltaText(5, 5), "0%"},
+		{ratioText(0.7012), "0.70"},
+		{ratioText(12.4), "12"},
+		{ratioText(0.0345), "0.035"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
