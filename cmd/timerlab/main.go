@@ -1,25 +1,20 @@
 // Command timerlab runs the timer-variant experiment: it benchmarks every variant's toolchain
 // side by side, renders the report, writes bent and sweet configurations, and verifies results.
 // It parses flags and hands them to the packages under internal/ (docs/pipeline.md has the map).
-//
-// Usage:
-//
-//	timerlab bench [--quick] [--variants heap,upstream] [--sets a,b] [--sweep-sets a|all] [--out DIR]
-//	timerlab report [--results DIR] [--docs DIR]
-//	timerlab configs [--variants ...] [--out DIR]
-//	timerlab xbench
-//	timerlab verify [--docs DIR] RESULTS_DIR
-//	timerlab instr [--variants heap,upstream] [--pkg time] [--bench a,b] [--rounds 6] [--n N] [--out DIR]
+// `timerlab help` prints the synopsis of every command; `timerlab COMMAND -h` a command's flags.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"timerlab/internal/configs"
@@ -28,43 +23,170 @@ import (
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
 	"timerlab/internal/report"
+	"timerlab/internal/suite"
 	"timerlab/internal/toolchain"
 	"timerlab/internal/verify"
 	"timerlab/internal/xbench"
 )
 
-const usage = `usage: timerlab <command> [flags]
+// A command is one of timerlab's commands: its flags' synopsis, what it does, and its function.
+type command struct {
+	name, args, what string
+	run              func(context.Context, []string) error
+}
 
-commands:
-  bench    run the matrix of variants × benchmark sets × rounds (resumable)
-  report   render docs/results.md and docs/results/*.svg from a results directory
-  configs  write bent and sweet configuration files for the toolchains
-  xbench   install sweet and bent (golang.org/x/benchmarks) and etcd's source at xbench.conf's pin
-  verify   check a results directory (and a rendered report) parse
-  instr    compare instructions per op of a std package's benchmarks under cachegrind
-Run timerlab <command> -h for its flags.
-`
+// commands are timerlab's commands in the order the synopsis lists them; main fills it in.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"bench", "[--quick] [--sets a,b|headline] [--variants a,b] [--sweep-sets a,b|all] [--rounds N] [--count N] " +
+			"[--timeout D] [--out DIR] [--build-only | --prebuilt]",
+			"run the matrix of variants × benchmark sets × rounds into a results directory (resumable)", benchCmd},
+		{"report", "[--results DIR] [--docs DIR] [--xbench DIR|none]",
+			"render docs/results.md and docs/results/*.svg from a results directory", reportCmd},
+		{"verify", "[--docs DIR] RESULTS_DIR", "check a results directory (and a rendered report) parse", verifyCmd},
+		{"configs", "[--variants a,b] [--out DIR] [--cpuprofile=false]",
+			"write bent and sweet configuration files for the toolchains", configsCmd},
+		{"xbench", "", "install sweet and bent (golang.org/x/benchmarks) and etcd's source at xbench.conf's pin", xbenchCmd},
+		{"instr", "[--variants heap,upstream] [--pkg time] [--bench a,b] [--rounds N] [--n N] [--out DIR] [--valgrind CMD]",
+			"compare instructions per op of a std package's benchmarks under cachegrind", instrCmd},
+		{"help", "[COMMAND]", "this synopsis, or a command's flags", helpCmd},
+	}
+}
+
+// synopsis writes what timerlab does and every command's usage.
+func synopsis(w io.Writer) {
+	fmt.Fprint(w, "timerlab measures the runtime timer variants of this checkout against each other (README.md).\n\n"+
+		"usage: timerlab COMMAND [flags]\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  timerlab %s %s\n      %s\n", c.name, c.args, c.what)
+	}
+	fmt.Fprint(w, "\nmake runs the first answer (timerlab bench --sets headline), make full the whole matrix; "+
+		"docs/benchmarks.md has the details.\nRun timerlab help COMMAND, or timerlab COMMAND -h, for its flags.\n")
+}
+
+// errHelp is what a command returns after printing the help it was asked for: the exit status is 0.
+var errHelp = errors.New("help printed")
+
+// usageError is a command line timerlab refuses: one line, exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs the command line args and returns the exit status: 0 when it did what was asked, 1
+// when that failed, 2 for a command line it refuses.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		synopsis(stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		name = "help"
+	}
+	var cmd *command
+	for i := range commands {
+		if commands[i].name == name {
+			cmd = &commands[i]
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stderr, "timerlab: unknown command %q (timerlab help lists them)\n", name)
+		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	commands := map[string]func(context.Context, []string) error{
-		"bench": benchCmd, "report": reportCmd, "configs": configsCmd, "verify": verifyCmd,
-		"instr": instrCmd, "xbench": xbenchCmd,
+	helpOut = stdout
+	err := cmd.run(ctx, args[1:])
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "timerlab %s: %s\n", name, ue.msg)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "timerlab %s: %v\n", name, err)
+		return 1
 	}
-	cmd, ok := commands[os.Args[1]]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "timerlab: unknown command %q\n%s", os.Args[1], usage)
-		os.Exit(2)
+}
+
+// helpOut is where help goes when asked for.
+var helpOut io.Writer = os.Stdout
+
+func helpCmd(_ context.Context, args []string) error {
+	switch len(args) {
+	case 0:
+		synopsis(helpOut)
+		return errHelp
+	case 1:
+		for _, c := range commands {
+			if c.name == args[0] && c.name != "help" {
+				return c.run(context.Background(), []string{"-h"})
+			}
+		}
+		return usagef("unknown command %q (timerlab help lists them)", args[0])
 	}
-	if err := cmd(ctx, os.Args[2:]); err != nil {
-		fmt.Fprintf(os.Stderr, "timerlab %s: %v\n", os.Args[1], err)
-		os.Exit(1)
+	return usagef("want at most one command, got %q", args)
+}
+
+// flags are a command's flag set, which prints nothing itself (parse reports), and its help.
+type flags struct {
+	*flag.FlagSet
+	help func()
+}
+
+// newFlags returns the flags of the command name. more, if not nil, writes what the command's
+// help says after its flags.
+func newFlags(name string, more func(io.Writer)) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // the flag package calls it on every error too: parse prints the help
+	help := func() {
+		for _, c := range commands {
+			if c.name == name {
+				fmt.Fprintf(helpOut, "usage: timerlab %s %s\n\n%s.\n\nflags:\n", c.name, c.args, capitalize(c.what))
+			}
+		}
+		fs.SetOutput(helpOut)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		if more != nil {
+			fmt.Fprintln(helpOut)
+			more(helpOut)
+		}
 	}
+	return &flags{fs, help}
+}
+
+func capitalize(s string) string {
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// parse parses args into fs. Help asked for is printed (errHelp); a flag that is not fs's or has
+// no value, or any argument left over when positional is false, is one line (usageError).
+func parse(fs *flags, args []string, positional bool) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.help()
+			return errHelp
+		}
+		return usagef("%v (timerlab %s -h lists its flags)", err, fs.Name())
+	}
+	if !positional && fs.NArg() > 0 {
+		return usagef("unexpected argument %q: the command takes flags only (timerlab %s -h lists them)", fs.Arg(0), fs.Name())
+	}
+	return nil
 }
 
 // checkout returns the layout of the timerlab checkout holding the working directory.
@@ -87,22 +209,36 @@ func splitList(s string) []string {
 }
 
 func benchCmd(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	fs := newFlags("bench", benchHelp)
 	quick := fs.Bool("quick", false, "the small CI matrix (short runs, small N, no net or third-party sets)")
 	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf)")
-	setList := fs.String("sets", "", "comma-separated benchmark sets (default: all of the mode but those of "+
-		"golang.org/x/benchmarks, which run only when named: sweet-etcd, sweet-controls, bent)")
+	setList := fs.String("sets", "", "comma-separated benchmark sets, or headline for the first answer's (default: all "+
+		"of the mode but those that run only when named)")
 	sweepList := fs.String("sweep-sets", "", "comma-separated sets the alias variants (series @TARGET) run on, "+
 		"or all (default: the sets marked as sensitive to timer slack: wakeups)")
 	out := fs.String("out", "", "results directory (default: $TIMERLAB_BUILD/results, or results-quick; "+
 		"results-xbench for the sets of golang.org/x/benchmarks alone)")
-	rounds := fs.Int("rounds", 0, "rounds per cell (default: 6, quick 3)")
-	count := fs.Int("count", 1, "-test.count of each round")
-	timeout := fs.Duration("timeout", 15*time.Minute, "limit for one cell")
+	rounds := fs.Int("rounds", 0, "rounds of the matrix, at least 1 (default: 6, quick 3)")
+	count := fs.Int("count", 1, "-test.count of each round, at least 1")
+	timeout := fs.Duration("timeout", 15*time.Minute, "limit for one cell, above 0")
 	buildOnly := fs.Bool("build-only", false, "build the test binaries and stop, to run them elsewhere with --prebuilt")
 	prebuilt := fs.Bool("prebuilt", false, "run the matrix that --build-only built in --out, "+
 		"on a machine without the toolchains")
-	fs.Parse(args)
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case set["rounds"] && *rounds < 1:
+		return usagef("--rounds %d: want 1 or more", *rounds)
+	case *count < 1:
+		return usagef("--count %d: want 1 or more", *count)
+	case *timeout <= 0:
+		return usagef("--timeout %v: want a duration above 0, such as 15m", *timeout)
+	case *buildOnly && *prebuilt:
+		return usagef("--build-only and --prebuilt: want one of them")
+	}
 	l, err := checkout()
 	if err != nil {
 		return err
@@ -112,7 +248,7 @@ func benchCmd(ctx context.Context, args []string) error {
 	}
 	if *prebuilt {
 		if shaping := matrixFlags(fs); len(shaping) > 0 {
-			return fmt.Errorf("--prebuilt runs the matrix recorded in %s: drop %s", *out, strings.Join(shaping, ", "))
+			return usagef("--prebuilt runs the matrix recorded in %s: drop %s", *out, strings.Join(shaping, ", "))
 		}
 		return experiment.Prebuilt(ctx, l, *out, *timeout, os.Stderr)
 	}
@@ -121,9 +257,52 @@ func benchCmd(ctx context.Context, args []string) error {
 		Timeout: *timeout, BuildOnly: *buildOnly, Log: os.Stderr}, *out)
 }
 
+// benchHelp lists what bench -h says after its flags: the sets of each mode, the group headline,
+// and the variants of this checkout.
+func benchHelp(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "benchmark sets (--sets; default: all but those marked \"when named\"):")
+	quick := suite.Sets(true)
+	for _, s := range suite.Sets(false) {
+		var marks []string
+		if s.OptIn {
+			marks = append(marks, "when named")
+		}
+		if _, ok := suite.Find(quick, s.Name); ok {
+			marks = append(marks, "quick too")
+		}
+		if s.Sweep {
+			marks = append(marks, "aliases run it")
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t[%s]\n", s.Name, s.About, strings.Join(marks, ", "))
+	}
+	fmt.Fprintf(tw, "  %s\tthe first answer, make's default matrix: %s\t\n", suite.HeadlineGroup,
+		strings.Join(suite.HeadlineSets, ", "))
+	tw.Flush()
+	fmt.Fprintln(w)
+	l, err := checkout()
+	var vs []lab.Variant
+	if err == nil {
+		vs, err = l.ReadVariants()
+	}
+	if err != nil {
+		fmt.Fprintf(w, "variants: variants.conf lists them (%v)\n", err)
+		return
+	}
+	fmt.Fprintln(tw, "variants (--variants; default: all; the aliases, series @TARGET, run the sweep sets only):")
+	for _, v := range vs {
+		what := v.Text
+		if v.IsAlias() {
+			what = "alias of " + v.Toolchain + ", GODEBUG=" + v.Godebug + ": " + what
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", v.Name, what)
+	}
+	tw.Flush()
+}
+
 // matrixFlags returns the flags set on fs that shape a matrix or build one (all but --out,
 // --timeout and --prebuilt), as -name.
-func matrixFlags(fs *flag.FlagSet) []string {
+func matrixFlags(fs *flags) []string {
 	var names []string
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name != "out" && f.Name != "timeout" && f.Name != "prebuilt" {
@@ -134,13 +313,15 @@ func matrixFlags(fs *flag.FlagSet) []string {
 }
 
 func reportCmd(_ context.Context, args []string) error {
-	fs := flag.NewFlagSet("report", flag.ExitOnError)
+	fs := newFlags("report", nil)
 	dir := fs.String("results", "", "results directory (default: $TIMERLAB_BUILD/results)")
 	docs := fs.String("docs", "", "where results.md and results/*.svg go (default: <repo>/docs)")
 	xbenchDir := fs.String("xbench", "", "results directory of a matrix of the sets of golang.org/x/benchmarks alone, "+
 		"rendered as their section (default, with the default --results: $TIMERLAB_BUILD/results-xbench if it holds a "+
 		"matrix; none: no such section)")
-	fs.Parse(args)
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
 	l, err := checkout()
 	if err != nil {
 		return err
@@ -178,11 +359,13 @@ func reportCmd(_ context.Context, args []string) error {
 }
 
 func configsCmd(_ context.Context, args []string) error {
-	fs := flag.NewFlagSet("configs", flag.ExitOnError)
+	fs := newFlags("configs", nil)
 	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf)")
 	out := fs.String("out", "", "directory for the files (default: $TIMERLAB_BUILD/results)")
 	profile := fs.Bool("cpuprofile", true, "ask bent and sweet for CPU profiles")
-	fs.Parse(args)
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
 	l, err := checkout()
 	if err != nil {
 		return err
@@ -210,18 +393,14 @@ func configsCmd(_ context.Context, args []string) error {
 }
 
 func xbenchCmd(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("xbench", flag.ExitOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: timerlab xbench\n\n"+
-			"Installs sweet and bent at the version xbench.conf pins into $TIMERLAB_BUILD/xbench (go install), with\n"+
-			"etcd's source at its pinned tag (git clone). Where the module proxy refuses golang.org/x/benchmarks or\n"+
-			"github.com cannot be reached, %s and %s name git checkouts at the pinned commits.\n",
+	fs := newFlags("xbench", func(w io.Writer) {
+		fmt.Fprintf(w, "It installs sweet and bent at the version xbench.conf pins into $TIMERLAB_BUILD/xbench (go install),\n"+
+			"with etcd's source at its pinned tag (git clone). Where the module proxy refuses golang.org/x/benchmarks\n"+
+			"or github.com cannot be reached, %s and %s name git checkouts at the pinned commits.\n",
 			xbench.SrcEnv, xbench.EtcdSrcEnv)
-	}
-	fs.Parse(args)
-	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("no arguments wanted, got %q", fs.Args())
+	})
+	if err := parse(fs, args, false); err != nil {
+		return err
 	}
 	l, err := checkout()
 	if err != nil {
@@ -243,19 +422,24 @@ var defaultInstrBench = []string{
 }
 
 func instrCmd(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("instr", flag.ExitOnError)
+	fs := newFlags("instr", nil)
 	variantList := fs.String("variants", "heap,upstream", "comma-separated variants, the first the baseline")
 	pkg := fs.String("pkg", "time", "the std package whose benchmarks run")
 	benchList := fs.String("bench", strings.Join(defaultInstrBench, ","), "comma-separated benchmark names "+
 		"(BenchmarkX or BenchmarkX/sub); a benchmark with sub-benchmarks is measured per sub-benchmark")
-	rounds := fs.Int("rounds", 6, "measurements per benchmark and variant, interleaved round-robin")
+	rounds := fs.Int("rounds", 6, "measurements per benchmark and variant, interleaved round-robin, at least 1")
 	n := fs.Int("n", 0, fmt.Sprintf("iterations of the shorter run, the longer one runs 2N (default: per benchmark, "+
 		"what takes about %v natively)", instr.Target))
 	out := fs.String("out", "", "results directory (default: $TIMERLAB_BUILD/results-instr)")
 	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
-	fs.Parse(args)
-	if fs.NArg() != 0 || *rounds < 1 || (*n != 0 && *n < instr.MinN) {
-		return fmt.Errorf("want flags only, --rounds >= 1 and --n >= %d (or 0), got %q", instr.MinN, args)
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	if *rounds < 1 {
+		return usagef("--rounds %d: want 1 or more", *rounds)
+	}
+	if *n != 0 && *n < instr.MinN {
+		return usagef("--n %d: want %d or more, or 0 for each benchmark's own", *n, instr.MinN)
 	}
 	l, err := checkout()
 	if err != nil {
@@ -269,13 +453,17 @@ func instrCmd(ctx context.Context, args []string) error {
 }
 
 func verifyCmd(_ context.Context, args []string) error {
-	fs := flag.NewFlagSet("verify", flag.ExitOnError)
+	fs := newFlags("verify", nil)
 	docs := fs.String("docs", "", "also check the report rendered into this directory")
-	fs.Parse(args)
+	if err := parse(fs, args, true); err != nil {
+		return err
+	}
 	dir := fs.Arg(0)
-	fs.Parse(fs.Args()[min(1, fs.NArg()):]) // flags may also follow the directory
-	if dir == "" || fs.NArg() != 0 {
-		return fmt.Errorf("want one results directory, got %q", args)
+	if err := parse(fs, fs.Args()[min(1, fs.NArg()):], false); err != nil { // flags may also follow the directory
+		return err
+	}
+	if dir == "" {
+		return usagef("want a results directory (timerlab verify -h)")
 	}
 	if err := verify.Results(dir); err != nil {
 		return err

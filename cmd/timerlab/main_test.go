@@ -41,3 +41,91 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("--prebuilt --rounds 2: %v, want it refused", err)
 	}
 }
+
+// TestHelp checks that timerlab alone, help, -h and --help print the synopsis of every command, to
+// stdout when asked for (exit 0) and to stderr when no command was given (exit 2); that help
+// COMMAND and COMMAND -h print the command's flags; and that bench's help lists the sets, the group
+// headline and the checkout's variants.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, nil} {
+		var out, errOut strings.Builder
+		code := run(args, &out, &errOut)
+		text, wantCode := out.String(), 0
+		if args == nil {
+			text, wantCode = errOut.String(), 2
+		}
+		if code != wantCode {
+			t.Errorf("timerlab %q: exit %d, want %d", args, code, wantCode)
+		}
+		for _, c := range commands {
+			if !strings.Contains(text, "timerlab "+c.name+" ") || !strings.Contains(text, c.what) {
+				t.Errorf("timerlab %q: the synopsis lacks %s:\n%s", args, c.name, text)
+			}
+		}
+	}
+	for _, args := range [][]string{{"help", "bench"}, {"bench", "-h"}} {
+		var out, errOut strings.Builder
+		if code := run(args, &out, &errOut); code != 0 {
+			t.Errorf("timerlab %q: exit %d (%s)", args, code, errOut.String())
+		}
+		for _, want := range []string{"usage: timerlab bench [--quick]", "-rounds int", "benchmark sets (--sets",
+			"  std-time-ops ", "[when named]", "  wakeups ", "aliases run it", "  headline ", "std-time-ops, timers, deadline, wakeups",
+			"variants (--variants", "  heap ", "  slack-1ms ", "alias of slack, GODEBUG=timerslack=1ms"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("timerlab %q lacks %q:\n%s", args, want, out.String())
+			}
+		}
+	}
+	var out, errOut strings.Builder
+	if code := run([]string{"report", "-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "-results string") {
+		t.Errorf("report -h: exit %d:\n%s", code, out.String())
+	}
+}
+
+// TestRefusedCommandLines checks that what timerlab cannot do as asked is refused with exit status
+// 2 and one line naming the command: an unknown command, stray arguments, unknown flags, a flag
+// without its value, and values out of range; all before anything runs.
+func TestRefusedCommandLines(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bnech"}, `timerlab: unknown command "bnech" (timerlab help lists them)`},
+		{[]string{"help", "nosuch"}, `timerlab help: unknown command "nosuch"`},
+		{[]string{"bench", "timers"}, `timerlab bench: unexpected argument "timers": the command takes flags only`},
+		{[]string{"bench", "--rounds", "-1"}, "timerlab bench: --rounds -1: want 1 or more"},
+		{[]string{"bench", "--rounds", "0"}, "timerlab bench: --rounds 0: want 1 or more"},
+		{[]string{"bench", "--count", "0"}, "timerlab bench: --count 0: want 1 or more"},
+		{[]string{"bench", "--timeout", "0s"}, "timerlab bench: --timeout 0s: want a duration above 0"},
+		{[]string{"bench", "--timeout"}, "timerlab bench: flag needs an argument: -timeout (timerlab bench -h lists its flags)"},
+		{[]string{"bench", "--round", "3"}, "timerlab bench: flag provided but not defined: -round"},
+		{[]string{"bench", "--build-only", "--prebuilt"}, "timerlab bench: --build-only and --prebuilt: want one of them"},
+		{[]string{"report", "build/results"}, `timerlab report: unexpected argument "build/results"`},
+		{[]string{"configs", "x"}, `timerlab configs: unexpected argument "x"`},
+		{[]string{"xbench", "now"}, `timerlab xbench: unexpected argument "now"`},
+		{[]string{"instr", "--rounds", "0"}, "timerlab instr: --rounds 0: want 1 or more"},
+		{[]string{"verify"}, "timerlab verify: want a results directory"},
+		{[]string{"verify", "a", "b"}, `timerlab verify: unexpected argument "b"`},
+	} {
+		var out, errOut strings.Builder
+		code := run(tc.args, &out, &errOut)
+		lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
+		if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) || out.Len() > 0 {
+			t.Errorf("timerlab %q: exit %d, stderr %q; want exit 2 and one line starting %q", tc.args, code, errOut.String(), tc.want)
+		}
+	}
+}
+
+// TestMalformedMatrixNamesFile checks that a results directory whose matrix.json does not parse is
+// refused by report and verify with a line naming the file.
+func TestMalformedMatrixNamesFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "matrix.json"), []byte(`{"rounds": "six"}`), 0o644)
+	for _, args := range [][]string{{"report", "--results", dir, "--docs", t.TempDir()}, {"verify", dir}} {
+		var out, errOut strings.Builder
+		code := run(args, &out, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), filepath.Join(dir, "matrix.json")+": json: cannot unmarshal") {
+			t.Errorf("timerlab %q: exit %d, %q; want the file named", args, code, errOut.String())
+		}
+	}
+}
