@@ -1,5 +1,6 @@
-# timerlab. `make` is the main job (fetch the base, build every variant, run the benchmark matrix,
-# write docs/results.md); `make test` is what CI runs. See README.md.
+# timerlab. `make` gives the first answer (fetch the base, build the variants' toolchains, run the
+# headline matrix, write docs/results.md); `make full` runs the whole matrix; `make test` is what CI
+# runs. See README.md.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -7,10 +8,33 @@ SHELL := /bin/bash
 # @TARGET) run with their target's, so they are neither built nor tested on their own here.
 TOOLCHAINS := $(shell scripts/build-toolchain.sh --list)
 TIMERLAB := go run ./cmd/timerlab
+comma := ,
+empty :=
+space := $(empty) $(empty)
 
-.PHONY: all deps fetch toolchains bench report configs xbench test test-go check-series test-variants test-metrics test-harness test-full
+# The first answer: heap against each variant on the headline sets (`timerlab bench -h`: std-time's
+# single operations, the timers against N, deadline churn and the wakeups), which hold the figures
+# the report's verdict leads with. Its variants: those with a toolchain of their own but pristine
+# upstream (the noise control, in `make full`), and pwait2, upstream's proposal the slack variant is
+# measured against; the slack sweep's other points run in `make full`. About 25 minutes on 2 cores
+# (docs/benchmarks.md, "How long").
+FIRST_TOOLCHAINS := $(filter-out upstream,$(TOOLCHAINS))
+FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
+FIRST_RESULTS := build/results-first
 
-all: toolchains bench report configs
+.PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series test-variants test-metrics test-harness test-full
+
+all: first
+
+# first: the first answer into build/results-first, and docs/results.md from it.
+first: first-toolchains
+	$(TIMERLAB) bench --sets headline --variants $(FIRST_VARIANTS) --out $(FIRST_RESULTS)
+	$(TIMERLAB) report --results $(FIRST_RESULTS)
+	$(TIMERLAB) configs
+
+# full: every variant and alias of variants.conf on every set but those of golang.org/x/benchmarks,
+# into build/results, and docs/results.md from it: about 75 minutes of matrix on 2 cores.
+full: toolchains bench report configs
 
 deps:
 	scripts/install-deps.sh
@@ -20,6 +44,9 @@ fetch: deps
 
 toolchains: fetch
 	for v in $(TOOLCHAINS); do scripts/build-toolchain.sh $$v; done
+
+first-toolchains: fetch
+	for v in $(FIRST_TOOLCHAINS); do scripts/build-toolchain.sh $$v; done
 
 bench: toolchains
 	$(TIMERLAB) bench
