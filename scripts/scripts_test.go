@@ -74,6 +74,29 @@ test)
 		shift
 	done
 	;;
+tool)
+	# go tool dist test: -list prints $FAKE_DIST_TESTS; -run '^NAME$' passes, unless NAME is in
+	# $FAKE_DIST_FAIL (fails) or $FAKE_DIST_FLAKY (fails the first time), and counts the run.
+	[ "$2 $3" = "dist test" ] || { echo "fake go: tool $2 unsupported" >&2; exit 2; }
+	case $4 in
+	-list) printf '%s\n' ${FAKE_DIST_TESTS:-} ;;
+	-run)
+		name=${5#^}
+		name=${name%$}
+		name=${name//\\/}
+		echo "$name" >>"$TIMERLAB_BUILD/dist.count"
+		case " ${FAKE_DIST_FAIL:-} " in *" $name "*) echo "--- FAIL: $name"; exit 1 ;; esac
+		case " ${FAKE_DIST_FLAKY:-} " in *" $name "*)
+			if ! grep -qx "$name" "$TIMERLAB_BUILD/dist.flaked" 2>/dev/null; then
+				echo "$name" >>"$TIMERLAB_BUILD/dist.flaked"
+				echo "--- FAIL: $name (once)"
+				exit 1
+			fi ;;
+		esac
+		echo "ok $name" ;;
+	*) echo "fake go: dist test $4 unsupported" >&2; exit 2 ;;
+	esac
+	;;
 *) echo "fake go: $1 unsupported" >&2; exit 2 ;;
 esac
 `
@@ -674,4 +697,44 @@ func TestTestVariantAliasUsesTargetWithItsGodebug(t *testing.T) {
 	if !strings.Contains(r.stdout, "failed: none\n") || !strings.Contains(r.stdout, "slack-1ms: all ") {
 		t.Fatalf("test-variant.sh did not report every package run passed:\n%s", r.stdout)
 	}
+}
+
+// TestDistTestRecordsAndResumes runs the fake toolchain's dist test: each test once, a failure
+// again to tell a flake from a failure, every outcome recorded and summed up; a second run runs
+// nothing already recorded, and results of another toolchain of the variant are refused.
+func TestDistTestRecordsAndResumes(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	env := []string{"FAKE_DIST_TESTS=go_test:a+b cmd/x runtime:cpu1", "FAKE_DIST_FAIL=cmd/x", "FAKE_DIST_FLAKY=runtime:cpu1"}
+	r := w.runEnv(t, env, "dist-test.sh", "heap")
+	if r.code == 0 {
+		t.Fatalf("a failed test, and dist-test.sh exited 0:\n%s", r.stdout)
+	}
+	results := w.read(t, "build/dist-test/heap/results")
+	for _, want := range []string{"go_test:a+b pass ", "cmd/x fail ", "runtime:cpu1 flaky "} {
+		if !strings.Contains(results, "\n"+want) {
+			t.Errorf("results lack %q:\n%s", want, results)
+		}
+	}
+	if !strings.Contains(r.stdout, "passed 1, flaky 1, failed 1, of 3") {
+		t.Errorf("no summary line in:\n%s", r.stdout)
+	}
+	if !w.exists("build/dist-test/heap/cmd_x.2.log") || w.exists("build/dist-test/heap/go_test:a+b.1.log") {
+		t.Errorf("the failed runs' logs are not kept, or a passed one's is")
+	}
+	runs := w.read(t, "build/dist.count")
+	if want := "go_test:a+b\ncmd/x\ncmd/x\nruntime:cpu1\nruntime:cpu1\n"; runs != want {
+		t.Errorf("tests run:\n%s\nwant\n%s", runs, want)
+	}
+	// Resumed: nothing recorded runs again, and the failure still fails the run.
+	if r := w.runEnv(t, env, "dist-test.sh", "heap"); r.code == 0 || w.read(t, "build/dist.count") != runs {
+		t.Errorf("a second run exited %d and ran %q", r.code, w.read(t, "build/dist.count"))
+	}
+	w.write(t, "src-overlay/src/runtime/timelab.go", "package runtime\n\n// changed\n")
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	wantOneLineError(t, w.runEnv(t, env, "dist-test.sh", "heap"), "is of another toolchain of heap")
+	if err := os.Remove(w.path("build/dist-test/heap/results")); err != nil {
+		t.Fatal(err)
+	}
+	wantOneLineError(t, w.runEnv(t, env, "dist-test.sh", "heap", "nomatch"), "no test of heap's dist test matches 'nomatch'")
 }
