@@ -11,7 +11,7 @@
 # user is not (context deadlines, the test binary's -test.timeout alarm), so the benchmarks run
 # under `timeout` here. What AfterFunc+Stop costs with it is allocation, the timer's own lock, the
 # collector's work for the N live timers and the page faults on fresh memory: the floor under
-# BenchmarkCostVsN and BenchmarkTimeoutVsN (docs/wheel.md, "The floor under any timer set").
+# BenchmarkCostVsN and BenchmarkTimeoutVsN (docs/log/2026-11-25-06cde09d-null-floor.md).
 #
 # The three bench/timers test binaries (heap, wheel, null) run in ROUNDS interleaved rounds
 # (default 12), the order rotated each round; OUT gets heap.txt, wheel.txt, null.txt and

@@ -126,7 +126,7 @@ var sink *timerSized
 // live. It is a lower bound under CostVsN and TimeoutVsN, but too low at large N: it never writes
 // the object, so it never faults in fresh memory as a new timer's first lock does.
 // scripts/null-floor.sh measures the floor itself, with a runtime whose AfterFunc timers enter
-// no timer set (docs/wheel.md, "The floor under any timer set").
+// no timer set (docs/log/2026-11-25-06cde09d-null-floor.md).
 func BenchmarkAllocVsN(b *testing.B) {
 	for _, size := range liveSizes {
 		b.Run("N="+size.name, func(b *testing.B) {

@@ -73,7 +73,7 @@ func BenchmarkStaggeredTickers(b *testing.B) {
 // one context switch per timer wakeup: what remains is the work of receiving them (the timer run,
 // the channel send and receive, the goroutine switches), which no timer or wakeup policy removes.
 // So it is a floor, up to the cost of its own wakeups, under the CPU of StaggeredTickers at any
-// GOMAXPROCS (docs/slack.md, "The floor").
+// GOMAXPROCS (docs/log/2026-11-25-b4eb7c04-tickers-on-one-p.md).
 //
 // It runs only with -test.cpu=1 (or GOMAXPROCS=1), so that the program is at one P from its start.
 // Setting GOMAXPROCS(1) here instead, while the program runs, gave about 3x the voluntary context

@@ -36,7 +36,7 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 		Note: "CostVsN: a timer due among the live ones; TimeoutVsN: a timeout due before all of them; " +
 			"TimeoutVsNGCOff: TimeoutVsN with the garbage collector off while timed, the timer set's own cost; " +
 			"AllocVsN: allocating a timer-sized object with no timer, a lower bound under CostVsN and TimeoutVsN " +
-			"(too low at large N; the floor itself: scripts/null-floor.sh, docs/wheel.md)."}},
+			"(too low at large N; the floor itself: scripts/null-floor.sh, docs/log)."}},
 	Headlines: []Headline{
 		{Bench: timeoutVsN + "/N=1K", Unit: "sec/op", Label: "a timeout started and stopped, 1K timers live"},
 		{Bench: timeoutVsN + "/N=4M", Unit: "sec/op", Label: "a timeout started and stopped, 4M timers live"},
