@@ -255,10 +255,11 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 // writeIntro says in one paragraph where the figures come from and where each part of the report is.
 func (r *Report) writeIntro(b *bytes.Buffer) {
 	e := r.Env
-	fmt.Fprintf(b, "A %s matrix of %s: %d variants, %d benchmark sets, %d rounds × -count=%d, run interleaved "+
-		"round-robin on %s, patch series `%.8s` on %s. The verdict comes first; then the slack sweep, the "+
-		"environment, the charts, one table per set, and the CPU profiles.\n\n", e.Mode, e.Date, len(r.Variants),
-		len(r.Spec.Sets), r.Spec.Rounds, r.Spec.Count, e.MachineLine(), e.SeriesSHA256, e.BaseVersion)
+	fmt.Fprintf(b, "A %s matrix of %s: %s, %s, %s × -count=%d, run interleaved round-robin on %s, patch "+
+		"series `%.8s` on %s. The verdict comes first; then the slack sweep, the environment, the charts, one "+
+		"table per set, and the CPU profiles.\n\n", e.Mode, e.Date, count(len(r.Variants), "variant"),
+		count(len(r.Spec.Sets), "benchmark set"), count(r.Spec.Rounds, "round"), r.Spec.Count, e.MachineLine(),
+		e.SeriesSHA256, e.BaseVersion)
 }
 
 func (r *Report) writeEnv(b *bytes.Buffer) {
@@ -398,6 +399,14 @@ func (r *Report) writeWarnings(b *bytes.Buffer) {
 	for _, w := range r.Warnings {
 		fmt.Fprintf(b, "- %s\n", strings.ReplaceAll(w, "\n", " "))
 	}
+}
+
+// count is n things, "1 round" or "6 rounds".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func pct(f float64) string {
