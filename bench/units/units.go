@@ -27,7 +27,7 @@ const (
 // Figures of bench/wakeups.
 const (
 	IdealWakeups = "ideal-wakeups/s" // StaggeredTickers: the fewest wakeups that serve every tick in its window
-	CoalesceEff  = "coalesce-eff"    // IdealWakeups / TimerWakeups
+	CoalesceEff  = "coalesce-eff"    // IdealWakeups / TimerWakeups: not bounded by 1 (bench/wakeups)
 	RatioP50     = "ratio-p50"       // SubMsSleep: quantiles of actual / requested sleep
 	RatioP99     = "ratio-p99"
 )

@@ -53,10 +53,13 @@ var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Ben
 			"with their 95%% interval and `~` where not significant, as in the verdict; other figures are medians with "+
 			"their 95%% interval ((—): too few runs for one). *tickers*: %[2]s; slack is the median slack granted "+
 			"(`slack-ns`, two digits: it is read from a histogram bucket 12.5%% wide), late p99 a share of the ticker "+
-			"period, coalesce-eff ideal wakeups / timer wakeups (1: every wakeup the slack allows to save is saved; — "+
-			"where no slack is granted); CPU on 1 P is the variant's CPU for the same tickers with GOMAXPROCS=1 (%[4]s) "+
+			"period, ideal/wakeup the fewest wakeups that serve every tick in its window per timer wakeup (the "+
+			"`coalesce-eff` unit; not bounded by 1: a timer wakeup is a netpoll sleep that a timer ended, and most "+
+			"ticks fire on threads already awake for other work, so it is not an efficiency; — where no slack is "+
+			"granted); CPU on 1 P is the variant's CPU for the same tickers with GOMAXPROCS=1 (%[4]s) "+
 			"over %[1]s's at the run's GOMAXPROCS: the floor under the CPU any wakeup policy can reach. *sleeps*: "+
-			"%[3]s; ratio p50 is the median of actual / requested duration of the sleeps of at least 100 µs.",
+			"%[3]s; sleep p50 is the median of actual / requested duration of the sleeps of at least 100 µs, "+
+			"itself a ratio of durations (1: on time), not a variant's ratio to %[1]s.",
 			lab.Baseline, Tickers, Sleeps, TickersOneP),
 		Columns: []Column{
 			{Head: "tickers: slack", Kind: Slack, Bench: Tickers},
@@ -64,9 +67,9 @@ var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Ben
 			{Head: "CPU", Kind: Ratio, Bench: Tickers, Unit: units.CPU},
 			{Head: "CPU on 1 P", Kind: Ratio, Bench: TickersOneP, Over: Tickers, Unit: units.CPU},
 			{Head: "late p99 (% of period)", Kind: PeriodShare, Bench: Tickers, Unit: units.LateP99, Param: "period"},
-			{Head: "coalesce-eff", Kind: SlackValue, Bench: Tickers, Unit: units.CoalesceEff},
+			{Head: "ideal/wakeup", Kind: SlackValue, Bench: Tickers, Unit: units.CoalesceEff},
 			{Head: "sleeps: slack", Kind: Slack, Bench: Sleeps},
-			{Head: "ratio p50", Kind: Value, Bench: Sleeps, Unit: units.RatioP50},
+			{Head: "sleep p50 (actual/requested)", Kind: Value, Bench: Sleeps, Unit: units.RatioP50},
 			{Head: "timer wakeups/s", Kind: Ratio, Bench: Sleeps, Unit: units.TimerWakeups},
 		}},
 }
@@ -102,10 +105,11 @@ func vsSlackCharts(bench string) []Chart {
 		{units.CPU, "CPU seconds per second", "cpu", 1},
 		{units.LateP50, "p50 lateness (µs)", "late-p50", 1e6},
 		{units.LateP99, "p99 lateness (µs)", "late-p99", 1e6},
-		// Coalescing efficiency judges how well a variant uses the slack it grants, so it has no
+		// Ideal wakeups per timer wakeup judges how a variant uses the slack it grants, so it has no
 		// meaning without slack: with none, the ideal is one wakeup per distinct due instant, and the
-		// figure only says how many dues one wakeup happened to find.
-		{units.CoalesceEff, "coalescing efficiency (ideal / timer wakeups)", "coalesce-eff", 1},
+		// figure only says how many dues one wakeup happened to find. It is not bounded by 1 (see the
+		// sweep's intro).
+		{units.CoalesceEff, "ideal wakeups per timer wakeup", "coalesce-eff", 1},
 	} {
 		c := Chart{Kind: VsSlack, File: strings.ToLower(bench) + "-" + f.file + "-vs-slack.svg",
 			Title: bench + ": " + f.label + " vs timer slack", X: "median timer slack granted (µs)", Y: f.label,
