@@ -4,8 +4,8 @@
 # "timerlab: src-overlay" commit, which must be the last commit).
 #
 # The patches are formatted so that the same commits always give the same bytes (zero commit hash,
-# full blob hashes, no version signature, no N/M numbering), which makes apply then extract a
-# round trip that can be checked with diff.
+# full blob hashes, no version signature, no N/M numbering, one author and date for every patch),
+# which makes apply then extract a round trip that can be checked with diff.
 source "$(dirname "$0")/lib.sh"
 
 dir=${1:-$TL_BUILD/work/go}
@@ -26,6 +26,18 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/patches" "$tmp/overlay"
 git -C "$dir" format-patch -q --zero-commit --no-signature --full-index --no-numbered \
 	-o "$tmp/patches" "base..$last"
+# Every patch has the same author and date, the identity and date the scripts commit with (lib.sh),
+# whoever wrote the commit and whenever: the series is the project's, and a patch's bytes depend on
+# its change and message alone. A header line that is folded goes with it.
+for p in "$tmp/patches/"*.patch; do
+	[ -f "$p" ] || continue
+	awk -v from="From: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" -v date="Date: $(date -u -d "$GIT_COMMITTER_DATE" '+%a, %-d %b %Y %H:%M:%S +0000')" '
+		!body && /^$/ { body = 1 }
+		!body && /^(From|Date): / { print (/^From: / ? from : date); skip = 1; next }
+		!body && skip && /^[ \t]/ { next }
+		{ skip = 0; print }' "$p" >"$p.new"
+	mv "$p.new" "$p"
+done
 if [ -n "$overlay_commit" ]; then
 	git -C "$dir" diff-tree --no-commit-id --name-only -r --diff-filter=AM HEAD |
 		xargs -r git -C "$dir" archive HEAD | tar -x -C "$tmp/overlay"

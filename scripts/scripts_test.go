@@ -565,6 +565,37 @@ func TestSeriesRoundTrip(t *testing.T) {
 	}
 }
 
+// TestExtractNormalizesAuthors checks that every patch extract writes has the scripts' author and
+// date, whoever made the commit and whenever (a folded From: header included), and that the series
+// still round-trips.
+func TestExtractNormalizesAuthors(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "apply-patches.sh", "--force", w.path("build/work/go"))
+	// A commit by someone else, before the overlay's.
+	w.git(t, "build/work/go", "tag", "overlay")
+	w.git(t, "build/work/go", "checkout", "-q", "HEAD~1")
+	timeGo := "build/work/go/src/runtime/time.go"
+	w.write(t, timeGo, w.read(t, timeGo)+"\n// more\n")
+	w.git(t, "build/work/go", "commit", "-q", "-a", "--date=2026-11-26T12:34:56+01:00",
+		"--author=Someone With A Name Long Enough To Fold The From Header Of A Patch <someone@example.com>",
+		"-m", "runtime: more")
+	w.git(t, "build/work/go", "cherry-pick", "overlay")
+	w.mustRun(t, "extract-patches.sh", w.path("build/work/go"))
+	patches, err := filepath.Glob(w.path("patches/*.patch"))
+	if err != nil || len(patches) != 2 {
+		t.Fatalf("patches: %v %v", patches, err)
+	}
+	for _, p := range patches {
+		body := w.read(t, strings.TrimPrefix(p, w.dir+"/"))
+		header, _, _ := strings.Cut(body, "\n\n")
+		if !strings.Contains(header, "\nFrom: timerlab <timerlab@localhost>\nDate: Thu, 1 Jan 2026 00:00:00 +0000\n") ||
+			strings.Contains(body, "Someone") || strings.Contains(body, "example.com") {
+			t.Errorf("%s: author or date not normalized:\n%s", filepath.Base(p), header)
+		}
+	}
+	w.mustRun(t, "check-series.sh")
+}
+
 func TestExtractKeepsOverlayEdits(t *testing.T) {
 	w := newWorld(t)
 	w.mustRun(t, "apply-patches.sh", "--force", w.path("build/work/go"))

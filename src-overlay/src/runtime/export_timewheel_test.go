@@ -123,3 +123,18 @@ func (m *TimerModel) Advance(now int64) {
 	m.ts.wheelAdvance(now)
 	m.ts.unlock()
 }
+
+// WheelArrays returns the capacity of the arrays of the model's wheel:
+// those its slots hold, and its spare arrays.
+func (m *TimerModel) WheelArrays() (slots, spare int) {
+	w := &m.ts.wheel
+	m.ts.lock()
+	for level := range w.slots {
+		for _, slot := range w.slots[level] {
+			slots += cap(slot)
+		}
+	}
+	spare = w.spareCap
+	m.ts.unlock()
+	return slots, spare
+}

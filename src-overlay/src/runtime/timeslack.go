@@ -38,8 +38,11 @@
 // Invariants (on top of time.go's):
 //
 //   - t.when + t.slack.off, saturated at maxWhen, is t's hard deadline
-//     (t.deadline()): t.slack.off is set with t.when under t's lock, by
-//     modify and by the re-arm of a periodic timer.
+//     (t.deadline()): t.slack.off is set with t.when under t's lock
+//     whenever t is armed (slackArm: by modify, by maybeAdd as t enters
+//     a heap, and by the re-arm of a periodic timer). stop sets when to
+//     0 and leaves off as it is, which then means nothing: t is a zombie
+//     or in no heap, and is armed again before it is due.
 //   - The heap is keyed on the hard deadline: heap entries hold
 //     when = t.deadline() and soft.when = t.when as of the last update.
 //     So wakeTime, minWhenModified and every pollUntil are hard deadlines,
@@ -108,11 +111,20 @@ type timerSlackSpec struct {
 	next *timerSlackSpec // the policy set before, in timerSlackSpecs
 }
 
-// timerSlackPolicy points to the policy in force, a spec that never
-// changes once published, so that arming a timer reads the policy with
-// one atomic load; nil (no slack) until the runtime's GODEBUG settings
-// are parsed, before any timer is armed.
+// timerSlackPolicy points to the policy in force if it grants slack, a
+// spec that never changes once published, so that arming a timer reads
+// the policy with one atomic load and one test; nil for a policy that
+// grants none, and until the runtime's GODEBUG settings are parsed,
+// before any timer is armed.
 var timerSlackPolicy atomic.Pointer[timerSlackSpec]
+
+// timerSlackArming is 1 if timerSlackPolicy is not nil, stored after
+// it: the test that slackArm inlines into every timer's path. The same
+// test of the pointer costs more of the inliner's budget (atomic.Pointer's
+// generic wrappers), and slackArm would not inline. A reader that sees it
+// 1 with the pointer nil, or 0 with the pointer set, races with a change
+// of policy, and arms the timer with no slack.
+var timerSlackArming atomic.Uint32
 
 // timerSlackSpecs holds every policy set so far, once each, newest first:
 // setTimerSlack publishes the one that equals the policy set, or adds it.
@@ -184,11 +196,19 @@ func setTimerSlack(value string) {
 		*e = spec
 		l.list = e
 	}
+	if !e.on {
+		e = nil
+	}
 	timerSlackPolicy.StoreNoWB(e) // e is not in the heap
+	if e != nil {
+		timerSlackArming.Store(1)
+	} else {
+		timerSlackArming.Store(0)
+	}
 	l.locked.Store(0)
 }
 
-// loadTimerSlack returns the policy in force.
+// loadTimerSlack returns the policy in force, timerSlackOff for none.
 func loadTimerSlack() *timerSlackSpec {
 	if s := timerSlackPolicy.Load(); s != nil {
 		return s
@@ -262,18 +282,25 @@ func addSat(a, b int64) int64 {
 // a timer reads no clock. A relative slack is a share of the delay the
 // timer was set for, or, for a channel timer that enters a heap when a
 // goroutine blocks on it, of the delay left then.
-// Arming is on every timer's path, so it does the least it can: the
-// tests of the timer first, then one load of the policy; a multiply only
-// for a delay below the policy's cap (slackFor); the slack is counted in
-// the metrics when the timer fires (slackFiring), not here.
+// Arming is on every timer's path, so it does the least it can: one load
+// of a flag, inlined into the caller, and, if the policy grants slack,
+// the tests of the timer and one load of the policy (slackArmOn); a multiply only for a delay below the
+// policy's cap (slackFor); the slack is counted in the metrics when the
+// timer fires (slackFiring), not here.
 // The caller holds t's lock.
 func (t *timer) slackArm(now int64) int64 {
-	t.slack.off = 0
-	if t.state&timerHeaped == 0 || t.isFake || faketime != 0 {
-		return t.when
+	if timerSlackArming.Load() != 0 {
+		return t.slackArmOn(now)
 	}
+	t.slack.off = 0
+	return t.when
+}
+
+// slackArmOn is slackArm for a policy that grants slack.
+func (t *timer) slackArmOn(now int64) int64 {
+	t.slack.off = 0
 	spec := timerSlackPolicy.Load()
-	if spec == nil || !spec.on {
+	if spec == nil || t.state&timerHeaped == 0 || t.isFake || faketime != 0 {
 		return t.when
 	}
 	slack := spec.fixed
@@ -356,9 +383,18 @@ func (ts *timers) slackOpen(next int64) int64 {
 // its window opens before the hard deadline that minWhenModified records,
 // and before the soft when of its stale entry. A timer moved later (the
 // common Reset) needs nothing: its window opens after its entry's, as for
-// a timer not modified at all. The caller holds t's lock.
+// a timer not modified at all. The caller holds t's lock. The test is
+// inlined into modify.
 func (ts *timers) slackModified(t *timer, oldWhen int64) {
-	if t.slack.off == 0 || t.when >= oldWhen || t.wheeled() {
+	if t.slack.off != 0 && t.when < oldWhen {
+		ts.slackModifiedEarlier(t)
+	}
+}
+
+// slackModifiedEarlier is slackModified for a timer with slack moved
+// earlier.
+func (ts *timers) slackModifiedEarlier(t *timer) {
+	if t.wheeled() {
 		return
 	}
 	// Publish timerModified before reading the bound, so that an adjust

@@ -128,10 +128,21 @@ type timerWheelPos uint32
 const (
 	wheelSlotIDBits = 9 // log2(wheelLevels * wheelSlots)
 
-	// wheelSlotKeep is the largest array a slot keeps for reuse when it
-	// empties; a larger one goes to the garbage collector, so the arrays
-	// of a wheel hold about what its timers need, not what they once did.
+	// wheelSlotKeep is the largest array a slot keeps for itself when it
+	// empties; a larger one goes to the wheel's spare arrays if their
+	// budget has room, else to the garbage collector (see putSpare).
 	wheelSlotKeep = 64
+
+	// A slot's array has a capacity that is a power of two, from
+	// 1<<wheelArrayShift up to what the most timers a slot holds need,
+	// 1<<(32-wheelSlotIDBits): one size class each, for the spare arrays.
+	wheelArrayShift   = 3
+	wheelSpareClasses = 32 - wheelSlotIDBits - wheelArrayShift + 1
+
+	// wheelSpareAnyLevels is the number of levels, from 0, whose slots
+	// take a spare array of any size (see growSlot): a slot of level 1
+	// spans 2^26 ns, so every such slot empties within 64 of them, 4.3s.
+	wheelSpareAnyLevels = 2
 )
 
 // wheelSlotMax is the most timers a slot holds, the most its index can
@@ -214,6 +225,24 @@ type timerWheel struct {
 	// sets bits holding only the timer's lock; adjust clears them.
 	// Accessed atomically.
 	lowered [wheelLevels]uint64
+
+	// spare holds arrays that no slot uses, with no timer in them, by
+	// size class (spare[k] has capacity 1<<(k+wheelArrayShift)): those of
+	// emptied slots larger than wheelSlotKeep, for slots that grow
+	// (growSlot). A burst of timers that passes through the wheel (many
+	// in a few slots, cascaded or stopped, then as many in other slots)
+	// then allocates its arrays once, as the heap allocates its one array
+	// once, not once per burst. The spare arrays hold at most 2*peak
+	// entries in all (spareCap, the sum of their capacities): twice the
+	// most timers the wheel has held at once, as a slot's array may be
+	// twice what its timers need; an array beyond that goes to the
+	// garbage collector. peak only grows (wheelTake resets it with the
+	// P's timers), so a P keeps up to 16 bytes per timer of its largest
+	// burst in spare arrays, as the heap keeps its array at the size of
+	// the most timers it has held.
+	spare    [wheelSpareClasses][][]*timer
+	spareCap int
+	peak     int
 }
 
 // level returns the level at which a timer with this when belongs,
@@ -387,9 +416,13 @@ func (ts *timers) wheelAdd(t *timer) bool {
 	}
 	key := t.deadline()
 	t.wheelPos = makeWheelPos(level, s, len(*slot))
+	if len(*slot) == cap(*slot) {
+		w.growSlot(slot, level)
+	}
 	*slot = append(*slot, t)
 	w.occupied[level] |= 1 << s
 	w.n++
+	w.peak = max(w.peak, w.n)
 	t.state |= timerWheeled
 	if m := &w.slotMin[level][s]; *m == 0 || key < *m {
 		*m = key
@@ -422,23 +455,86 @@ func (ts *timers) wheelUnlink(t *timer) (emptied bool) {
 	slot[last] = nil
 	w.slots[level][s] = slot[:last]
 	if last == 0 {
-		w.emptySlot(level, s)
+		w.putSpare(w.emptySlot(level, s))
 	}
 	t.state &^= timerWheeled
 	w.n--
 	return last == 0
 }
 
-// emptySlot marks slot s of level, whose timers are gone, empty, and keeps
-// its array for reuse only if it is small (wheelSlotKeep).
-func (w *timerWheel) emptySlot(level, s int) {
+// emptySlot marks slot s of level empty and returns its array if the slot
+// does not keep it (it is larger than wheelSlotKeep), for the caller to
+// give to putSpare once no timer is left in it. The caller holds ts's lock.
+func (w *timerWheel) emptySlot(level, s int) []*timer {
 	w.occupied[level] &^= 1 << s
 	w.slotMin[level][s] = 0
-	if cap(w.slots[level][s]) > wheelSlotKeep {
+	a := w.slots[level][s]
+	if cap(a) > wheelSlotKeep {
 		w.slots[level][s] = nil
-	} else {
-		w.slots[level][s] = w.slots[level][s][:0]
+		return a
 	}
+	w.slots[level][s] = a[:0]
+	return nil
+}
+
+// putSpare keeps a, an array no slot uses whose every entry is nil, among
+// the spare arrays, so that they hold at most 2*peak entries: if a does
+// not fit, smaller spare arrays go to the garbage collector first (a large
+// array serves a slot that needs less, and is the dearer to grow again),
+// and a itself if that is not enough. The caller holds ts's lock.
+func (w *timerWheel) putSpare(a []*timer) {
+	c := cap(a)
+	k := sys.TrailingZeros64(uint64(c)) - wheelArrayShift
+	if c == 0 || c&(c-1) != 0 || k < 0 || k >= wheelSpareClasses || c > 2*w.peak {
+		return
+	}
+	for j := 0; j < k && w.spareCap+c > 2*w.peak; j++ {
+		for n := len(w.spare[j]); n > 0 && w.spareCap+c > 2*w.peak; n-- {
+			w.spareCap -= cap(w.spare[j][n-1])
+			w.spare[j][n-1] = nil
+			w.spare[j] = w.spare[j][:n-1]
+		}
+	}
+	if w.spareCap+c > 2*w.peak {
+		return
+	}
+	w.spare[k] = append(w.spare[k], a[:0])
+	w.spareCap += c
+}
+
+// growSlot gives *slot, a full slot of level, an array of twice its
+// capacity (at least 1<<wheelArrayShift) with its timers in it: a spare
+// array that fits, or a new one. A slot of level 0 or 1, which empties
+// within wheelSpareAnyLevels' span (about 4.3s), takes the smallest spare
+// array that fits, however large: a burst's slot takes the array of the
+// burst before at its first timer. A coarser slot, which may hold its
+// array for hours, takes one of at most twice the capacity it needs, so
+// that a few timers there do not keep a burst's array out of the spare
+// arrays' budget. Its old array goes to the garbage collector, not to the
+// spare arrays: the arrays a slot grows through would make the spares
+// hold up to 16 bytes per live timer of a wheel that only grows. The
+// caller holds ts's lock.
+func (w *timerWheel) growSlot(slot *[]*timer, level int) {
+	old := *slot
+	want := max(2*cap(old), 1<<wheelArrayShift)
+	k := sys.TrailingZeros64(uint64(want)) - wheelArrayShift
+	last := wheelSpareClasses - 1
+	if level >= wheelSpareAnyLevels {
+		last = min(k+1, last)
+	}
+	for ; k <= last; k++ {
+		if n := len(w.spare[k]); n > 0 {
+			a := w.spare[k][n-1]
+			w.spare[k][n-1] = nil
+			w.spare[k] = w.spare[k][:n-1]
+			w.spareCap -= cap(a)
+			*slot = append(a, old...)
+			return
+		}
+	}
+	a := make([]*timer, len(old), want)
+	copy(a, old)
+	*slot = a
 }
 
 // wheelHeapEmptied keeps minWhenHeap exact when cleanHead has taken the
@@ -734,11 +830,13 @@ func (ts *timers) wheelAdvance(now int64) {
 // each as a cascade. No timer goes back into this slot: relative to the
 // cursor, which is the slot's start, a timer's slot at this level would
 // come after it. So the slot's array, which emptySlot may keep for reuse,
-// is not appended to while it is walked. The caller holds ts's lock.
+// is not appended to while it is walked, and one that the slot does not
+// keep becomes a spare array only after the walk, in which re-placed
+// timers may grow other slots. The caller holds ts's lock.
 func (ts *timers) wheelCascade(level, s int) {
 	w := &ts.wheel
 	slot := w.slots[level][s]
-	w.emptySlot(level, s)
+	spare := w.emptySlot(level, s)
 	for i, t := range slot {
 		slot[i] = nil
 		w.n--
@@ -748,6 +846,7 @@ func (ts *timers) wheelCascade(level, s int) {
 		t.unlock()
 		timerStatsHere().cascades++
 	}
+	w.putSpare(spare) // only now: the walk above may grow other slots
 }
 
 // wheelNext returns the earlier of pollUntil (0 meaning none) and the
@@ -816,6 +915,7 @@ func (ts *timers) wheelTake(src *timers) {
 		atomic.Store64(&w.lowered[level], 0)
 	}
 	w.n = 0
+	w.spare, w.spareCap, w.peak = [wheelSpareClasses][][]*timer{}, 0, 0
 	w.minWhen.Store(0)
 	w.open.Store(0)
 	src.minWhenModified.Store(0) // take clears it only if src's heap had timers
@@ -872,6 +972,24 @@ func (ts *timers) wheelVerify() {
 				t.unlock()
 			}
 		}
+	}
+	spareCap := 0
+	for k, arrays := range w.spare {
+		for _, a := range arrays {
+			if len(a) != 0 || cap(a) != 1<<(k+wheelArrayShift) {
+				throw("bad timer wheel spare array")
+			}
+			for _, t := range a[:cap(a)] {
+				if t != nil {
+					throw("timer in a timer wheel spare array")
+				}
+			}
+			spareCap += cap(a)
+		}
+	}
+	if spareCap != w.spareCap || spareCap > 2*w.peak || w.n > w.peak {
+		print("timer wheel spare arrays ", spareCap, " counted ", w.spareCap, " peak ", w.peak, " n ", w.n, "\n")
+		throw("bad timer wheel spare count")
 	}
 	if n != w.n {
 		println("timer wheel n", w.n, "counted", n)

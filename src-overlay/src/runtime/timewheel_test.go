@@ -439,3 +439,75 @@ func TestTimerWheelWakeTimeRacingMove(t *testing.T) {
 		m.Verify()
 	}
 }
+
+// TestTimerWheelSpareArrays checks that a burst of timers through a wheel
+// slot allocates nothing once the wheel has seen one like it: the slot's
+// array, larger than a slot keeps for itself, becomes a spare array when
+// the slot cascades, and the next burst's slot grows into it. Each cycle
+// arms 1000 timers into the tenth level-0 slot after the cursor and
+// checks past them, which cascades them into the heap and fires them.
+func TestTimerWheelSpareArrays(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	const n = 1000
+	const tick = int64(1) << TimerWheelTickShift
+	m := NewTimerModel(n)
+	now := int64(1) << 40 // a multiple of 64 ticks: the timers go in level 0
+	cycle := func() {
+		m.Advance(now)
+		base := now + 10*tick
+		for i := range n {
+			m.Reset(i, base+int64(i)%(tick/2), 0, now)
+		}
+		if _, wheel := m.Len(); wheel != n {
+			t.Fatalf("%d of %d timers in the wheel", wheel, n)
+		}
+		if fired := m.Check(base + tick); len(fired) != n {
+			t.Fatalf("fired %d of %d timers", len(fired), n)
+		}
+		now += 64 * tick
+	}
+	cycle()
+	if allocs := testing.AllocsPerRun(5, cycle); allocs != 0 {
+		t.Errorf("a burst of %d timers through a wheel slot allocated %v times after the first", n, allocs)
+	}
+	m.Verify()
+}
+
+// TestTimerWheelSpareArraysFarSlot checks that a slot far ahead does not
+// keep a burst's spare array: each cycle passes a burst of 1000 timers
+// through a level-0 slot, as in TestTimerWheelSpareArrays, then arms one
+// timer an hour on, in a slot of level 2 or more that holds it for the
+// rest of the test. If that slot took the burst's 1024-entry spare array
+// for its one timer, the next burst would allocate another, and the
+// wheel's arrays would grow by 1024 entries a cycle.
+func TestTimerWheelSpareArraysFarSlot(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	const n, cycles = 1000, 20
+	const tick = int64(1) << TimerWheelTickShift
+	m := NewTimerModel(n + cycles)
+	now := int64(1) << 40
+	for c := range cycles {
+		m.Advance(now)
+		base := now + 10*tick
+		for i := range n {
+			m.Reset(i, base+int64(i)%(tick/2), 0, now)
+		}
+		if fired := m.Check(base + tick); len(fired) != n {
+			t.Fatalf("fired %d of %d timers", len(fired), n)
+		}
+		now += 64 * tick
+		m.Advance(now)
+		m.Reset(n+c, now+3600e9+int64(c)<<38, 0, now) // a slot of its own at level 3 or 4 (2^38 ns each at level 3)
+		m.Verify()
+	}
+	if _, wheel := m.Len(); wheel != cycles {
+		t.Fatalf("%d timers in the wheel, want the %d far ones", wheel, cycles)
+	}
+	// The far slots need 8 entries each; the spare arrays hold at most
+	// 2*n. Another 2*n is room for a spare array a far slot may take of
+	// twice what it needs.
+	if slots, spare := m.WheelArrays(); slots+spare > 4*n+8*cycles {
+		t.Errorf("after %d bursts of %d timers and %d far timers the wheel holds arrays of %d entries in slots and %d spare, want at most %d in all",
+			cycles, n, cycles, slots, spare, 4*n+8*cycles)
+	}
+}
