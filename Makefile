@@ -22,7 +22,7 @@ FIRST_TOOLCHAINS := $(filter-out upstream,$(TOOLCHAINS))
 FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
 FIRST_RESULTS := build/results-first
 
-.PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series test-variants test-metrics test-harness test-full
+.PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series cross-check test-variants test-metrics test-harness test-full
 
 all: first
 
@@ -66,7 +66,7 @@ xbench:
 
 # test: everything CI checks, cheapest first, each step timed.
 test:
-	ci/steps.sh deps test-go check-series toolchains test-variants test-metrics test-harness
+	ci/steps.sh deps test-go check-series toolchains cross-check test-variants test-metrics test-harness
 
 test-go:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -76,6 +76,11 @@ test-go:
 
 check-series: fetch
 	scripts/check-series.sh
+
+# cross-check: the series on other ports: every experiment's files vetted and built for darwin/arm64
+# and windows/amd64, both experiments for linux/386 and linux/arm64 (scripts/cross-check.sh).
+cross-check: toolchains
+	scripts/cross-check.sh
 
 # test-variants: Go's own timer tests gate every toolchain, once each. For pristine upstream they are
 # a control: a failure there is the machine's, not a variant's.

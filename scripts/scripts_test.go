@@ -7,6 +7,7 @@ package scripts_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,11 +61,22 @@ install)
 	chmod +x "$root/bin/go.new"
 	mv "$root/bin/go.new" "$root/bin/go"
 	;;
+vet | build)
+	# Records each build's port and experiments; fails one whose "GOOS/GOARCH:GOEXPERIMENT" is
+	# $FAKE_CROSS_FAIL.
+	echo "$1 ${GOOS-}/${GOARCH-}:${GOEXPERIMENT-}" >>"$TIMERLAB_BUILD/cross.log"
+	[ "${GOOS-}/${GOARCH-}:${GOEXPERIMENT-}" != "${FAKE_CROSS_FAIL:-}" ] || { echo "fake go $1: undefined: slackArm" >&2; exit 1; }
+	;;
+env)
+	[ "$2" = GOEXPERIMENT ] || { echo "fake go: env $2 unsupported" >&2; exit 2; }
+	echo "${GOEXPERIMENT-$(sed -n 's/^const defaultGOEXPERIMENT = .\(.*\).$/\1/p' "$z")}"
+	;;
 test)
 	# As go test prints each package that passed; the packages are the words that are not flags
-	# (nor -run's pattern).
+	# (nor -run's pattern). A build for another port or with other experiments says so.
 	shift
 	echo "fake go test: GODEBUG=${GODEBUG-}"
+	[ -z "${GOARCH-}${GOEXPERIMENT-}" ] || echo "fake go test: GOARCH=${GOARCH-} GOEXPERIMENT=${GOEXPERIMENT-} $*"
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-run) shift ;;
@@ -722,11 +734,80 @@ func TestTestVariantAliasUsesTargetWithItsGodebug(t *testing.T) {
 	if !strings.Contains(r.stdout, want) {
 		t.Fatalf("test-variant.sh of an alias did not run slack's toolchain with the alias's GODEBUG:\n%s", r.stdout)
 	}
-	if n := strings.Count(r.stdout, "fake go test: GODEBUG=timerslack=1ms\n"); n != 3 {
-		t.Fatalf("go test ran %d of its 3 groups under the alias's GODEBUG:\n%s", n, r.stdout)
+	if n := strings.Count(r.stdout, "fake go test: GODEBUG=timerslack=1ms\n"); n != 4 {
+		t.Fatalf("go test ran %d of its 3 groups and slack's 386 run under the alias's GODEBUG:\n%s", n, r.stdout)
 	}
 	if !strings.Contains(r.stdout, "failed: none\n") || !strings.Contains(r.stdout, "slack-1ms: all ") {
 		t.Fatalf("test-variant.sh did not report every package run passed:\n%s", r.stdout)
+	}
+}
+
+// TestTestVariantOtherBuilds checks the runs test-variant.sh adds by experiment: a variant with
+// slack runs its runtime tests as 386 binaries too, a variant with the wheel with static lock
+// ranking on top of its own experiments, and a variant with neither runs neither.
+func TestTestVariantOtherBuilds(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "wheel-slack all timerwheel,timerslack - both")
+	for _, tc := range []struct {
+		variant   string
+		want, not []string
+	}{
+		{"heap", nil, []string{"GOARCH=386", "staticlockranking"}},
+		{"slack", []string{"fake go test: GOARCH=386 GOEXPERIMENT= -short -count=1 -run Slack|Epoll runtime"}, []string{"staticlockranking"}},
+		{"wheel", []string{"fake go test: GOARCH= GOEXPERIMENT=timerwheel,staticlockranking -short -count=1 -run Timer|Wheel runtime"}, []string{"GOARCH=386"}},
+		{"wheel-slack", []string{"GOARCH=386 GOEXPERIMENT= ", "GOEXPERIMENT=timerwheel,timerslack,staticlockranking "}, nil},
+	} {
+		w.mustRun(t, "build-toolchain.sh", tc.variant)
+		r := w.mustRun(t, "test-variant.sh", tc.variant, "--quick")
+		for _, want := range tc.want {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%s: no %q in test-variant.sh's output:\n%s", tc.variant, want, r.stdout)
+			}
+		}
+		for _, not := range tc.not {
+			if strings.Contains(r.stdout, not) {
+				t.Errorf("%s: %q in test-variant.sh's output:\n%s", tc.variant, not, r.stdout)
+			}
+		}
+		if !strings.Contains(r.stdout, "failed: none\n") {
+			t.Errorf("%s: a run failed:\n%s", tc.variant, r.stdout)
+		}
+	}
+}
+
+// TestCrossCheck runs cross-check.sh on the fake toolchain: by default the four combinations of
+// experiments on darwin/arm64 and windows/amd64 and both experiments on linux/386 and linux/arm64,
+// each vetted then built; --all every combination on the four ports; a failing build is named in
+// one line, and its port's build is skipped after a failed vet.
+func TestCrossCheck(t *testing.T) {
+	w := newWorld(t)
+	wantOneLineError(t, w.run(t, "cross-check.sh"), "no toolchain for heap")
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	wantOneLineError(t, w.run(t, "cross-check.sh", "--bogus"), "usage: cross-check.sh [--all]")
+	log := w.path("build/cross.log")
+	w.mustRun(t, "cross-check.sh")
+	got := w.read(t, "build/cross.log")
+	var want strings.Builder
+	for _, c := range []string{
+		"darwin/arm64:", "darwin/arm64:timerwheel", "darwin/arm64:timerslack", "darwin/arm64:timerwheel,timerslack",
+		"windows/amd64:", "windows/amd64:timerwheel", "windows/amd64:timerslack", "windows/amd64:timerwheel,timerslack",
+		"linux/386:timerwheel,timerslack", "linux/arm64:timerwheel,timerslack",
+	} {
+		fmt.Fprintf(&want, "vet %s\nbuild %s\n", c, c)
+	}
+	if got != want.String() {
+		t.Fatalf("cross-check.sh built\n%s\nwant\n%s", got, want.String())
+	}
+	os.Remove(log)
+	w.mustRun(t, "cross-check.sh", "--all")
+	if n := strings.Count(w.read(t, "build/cross.log"), "\n"); n != 32 {
+		t.Fatalf("cross-check.sh --all ran %d builds, want 16 vets and 16 builds", n)
+	}
+	os.Remove(log)
+	r := w.runEnv(t, []string{"FAKE_CROSS_FAIL=windows/amd64:timerslack"}, "cross-check.sh")
+	wantOneLineError(t, r, "1 check(s) failed: windows/amd64 GOEXPERIMENT=timerslack: go vet runtime time")
+	if strings.Contains(w.read(t, "build/cross.log"), "build windows/amd64:timerslack\n") {
+		t.Fatal("cross-check.sh built a port and experiment whose vet failed")
 	}
 }
 

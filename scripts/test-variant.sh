@@ -6,6 +6,9 @@
 #   --full             no -short, -count=3 at GOMAXPROCS=1, 2 and 8 (P destruction and timer
 #                      stealing), then the same packages under -race.
 #
+# In both modes a variant with slack also runs its runtime tests as 386 binaries, and a variant
+# with the wheel its runtime tests with GOEXPERIMENT=...,staticlockranking (about 40 s each).
+#
 # Extra `go test` flags can be passed in TIMERLAB_TESTFLAGS (e.g. -v); they come last, so a -run
 # there replaces each group's own.
 #
@@ -32,17 +35,21 @@ groups=(
 passed=()
 failed=()
 
-# run_group LABEL FLAGS...: run every group with the extra flags, recording each package's verdict.
+# run_group LABEL ARGS...: run every group with the extra go test flags among ARGS, and ARGS of the
+# form NAME=VALUE in go test's environment, recording each package's verdict.
 run_group() {
-	local label=$1 g pkgs run out
+	local label=$1 g pkgs run out a flags=() envs=()
 	shift
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Z][A-Z0-9_]*= ]]; then envs+=("$a"); else flags+=("$a"); fi
+	done
 	for g in "${groups[@]}"; do
 		pkgs=${g%%|*}
 		run=${g#*|}
-		step "$variant $label: go test $* ${run:+-run '$run' }$pkgs"
+		step "$variant $label: ${envs[*]:+${envs[*]} }go test ${flags[*]} ${run:+-run '$run' }$pkgs"
 		out=$(mktemp)
 		# shellcheck disable=SC2086 # package lists and TIMERLAB_TESTFLAGS are word lists
-		(cd "$tc/src" && go test "$@" ${run:+-run "$run"} ${TIMERLAB_TESTFLAGS:-} $pkgs) 2>&1 | tee "$out" || true
+		(cd "$tc/src" && env "${envs[@]}" go test "${flags[@]}" ${run:+-run "$run"} ${TIMERLAB_TESTFLAGS:-} $pkgs) 2>&1 | tee "$out" || true
 		record "$label" "$out" $pkgs
 		rm -f "$out"
 	done
@@ -75,6 +82,19 @@ else
 	done
 	unset GOMAXPROCS
 	run_group race -race -count=1 -timeout=30m
+fi
+
+# Builds this machine can also run, in both modes: a variant with slack runs its runtime tests as a
+# 386 binary (epoll_pwait2's timespec differs from the runtime's on 32-bit ports: issue 27), and a
+# variant with the wheel runs its with static lock ranking (the wheel takes timer locks in new orders).
+goexp=$("$tc/bin/go" env GOEXPERIMENT)
+if [[ ,$goexp, == *,timerslack,* ]]; then
+	groups=("runtime|Slack|Epoll")
+	run_group 386 -short -count=1 GOARCH=386
+fi
+if [[ ,$goexp, == *,timerwheel,* ]]; then
+	groups=("runtime|Timer|Wheel")
+	run_group lockrank -short -count=1 GOEXPERIMENT="$goexp,staticlockranking"
 fi
 
 echo "passed: ${passed[*]:-none}"

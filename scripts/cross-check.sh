@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# cross-check.sh [--all]: check that the series builds on the ports Go supports, not only on this
+# machine's: `go vet runtime time` (which type-checks every file the build selects, with the tests)
+# then `go build runtime time net`, with GOOS, GOARCH and GOEXPERIMENT set.
+#
+# The overlay's files are split by experiment (timerwheel, timerslack, both, neither) and by OS
+# (linux, other unix, windows); nothing in them depends on the architecture but the size of a
+# word. So by default the experiments' four combinations are checked on darwin/arm64 (unix, not
+# linux) and windows/amd64 (not unix), and both experiments at once on linux/386 (32 bits) and
+# linux/arm64: ten builds, the ones whose files differ from this machine's. --all checks every
+# combination on every one of the four ports (sixteen). The 386 binaries' timer tests run in
+# test-variant.sh, since this machine runs them.
+#
+# One patched toolchain serves every experiment (patch 0001 registers them in all of them): heap's.
+source "$(dirname "$0")/lib.sh"
+
+all=
+case ${1:-} in
+"") ;;
+--all) all=1 ;;
+*) die "usage: cross-check.sh [--all]" ;;
+esac
+[ $# -le 1 ] || die "usage: cross-check.sh [--all]"
+tc=$(toolchain_dir heap)
+require_toolchain heap
+toolchain_current heap || die "the toolchain of heap is stale: run scripts/build-toolchain.sh heap"
+
+export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS= CGO_ENABLED=0
+unset GODEBUG GOMAXPROCS
+every="none timerwheel timerslack timerwheel,timerslack"
+if [ -n "$all" ]; then
+	configs=()
+	for port in linux/386 linux/arm64 darwin/arm64 windows/amd64; do
+		for exp in $every; do configs+=("$port:$exp"); done
+	done
+else
+	configs=()
+	for port in darwin/arm64 windows/amd64; do
+		for exp in $every; do configs+=("$port:$exp"); done
+	done
+	configs+=(linux/386:timerwheel,timerslack linux/arm64:timerwheel,timerslack)
+fi
+failed=()
+
+# check WHAT CMD...: run CMD, print one line with its verdict, keep its output if it failed.
+check() {
+	local what=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "ok    $what"
+	else
+		echo "FAIL  $what"
+		printf '%s\n' "$out" | sed 's/^/      /'
+		failed+=("$what")
+		return 1
+	fi
+}
+
+cd "$tc/src"
+for c in "${configs[@]}"; do
+	port=${c%%:*} exp=${c#*:}
+	[ "$exp" != none ] || exp=
+	goenv=(GOOS="${port%/*}" GOARCH="${port#*/}" GOEXPERIMENT="$exp")
+	# The build of a port and experiments whose vet failed would fail the same way: skip it.
+	if check "$port GOEXPERIMENT=${exp:-none}: go vet runtime time" env "${goenv[@]}" go vet runtime time; then
+		check "$port GOEXPERIMENT=${exp:-none}: go build runtime time net" env "${goenv[@]}" go build runtime time net || true
+	fi
+done
+[ ${#failed[@]} = 0 ] || die "${#failed[@]} check(s) failed: ${failed[*]}"
+step "${#configs[@]} ports and experiments checked"
