@@ -161,7 +161,8 @@ func (r *Report) ran(set string) []string {
 // hasResult reports whether the benchmark (a top-level name) of pkg has a result with variant.
 func (r *Report) hasResult(pkg, bench, variant string) bool {
 	for _, k := range r.Index.Keys() {
-		if k.Pkg == pkg && (strings.HasPrefix(k.Name, bench+"-") || strings.HasPrefix(k.Name, bench+"/")) {
+		// A benchmark run with -test.cpu=1 has no -N suffix.
+		if k.Pkg == pkg && (k.Name == bench || strings.HasPrefix(k.Name, bench+"-") || strings.HasPrefix(k.Name, bench+"/")) {
 			if _, ok := r.Index.Sample(k, variant); ok {
 				return true
 			}

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,6 +91,50 @@ func TestReportWarnsAboutMissingBenchmark(t *testing.T) {
 	want := "set std-time: no results for BenchmarkParallelTimerLatency with upstream"
 	if len(r.Warnings) != 1 || r.Warnings[0] != want {
 		t.Errorf("warnings %q, want [%q]", r.Warnings, want)
+	}
+}
+
+// TestReportFindsBenchmarkOnOneCPU checks that a result of a benchmark run with -test.cpu=1, whose
+// name has no -N suffix (timers-stopped's StoppedBytes), counts as the set's result: the report
+// neither warns that it is missing nor leaves it out of the set's table.
+func TestReportFindsBenchmarkOnOneCPU(t *testing.T) {
+	dir := t.TempDir()
+	if err := exec.Command("cp", "-R", "testdata/results/.", dir).Run(); err != nil {
+		t.Fatal(err)
+	}
+	matrix := filepath.Join(dir, "matrix.json")
+	data, err := os.ReadFile(matrix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(matrix, []byte(strings.Replace(string(data), `"wakeups"`, `"wakeups", "timers-stopped"`, 1)), 0o644)
+	for v, kept := range map[string]string{"heap": "4096", "upstream": "4088"} {
+		f, err := os.OpenFile(filepath.Join(dir, "raw", v+".txt"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "pkg: timerlab/bench/timers\nBenchmarkStoppedBytes \t 1\t 58463487 ns/op\t %s kept-B/stopped\n", kept)
+		f.Close()
+	}
+	r, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "StoppedBytes") {
+			t.Errorf("warning %q for a result that is there", w)
+		}
+	}
+	docs := t.TempDir()
+	if err := r.Write(docs); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(docs, "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| StoppedBytes | kept-B/stopped | 4.000Ki") {
+		t.Errorf("results.md has no row of StoppedBytes' kept-B/stopped with heap's 4096:\n%s", md)
 	}
 }
 
