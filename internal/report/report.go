@@ -256,11 +256,36 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 // writeIntro says in one paragraph where the figures come from and where each part of the report is.
 func (r *Report) writeIntro(b *bytes.Buffer) {
 	e := r.Env
-	fmt.Fprintf(b, "A %s matrix of %s: %s, %s, %s × -count=%d, run interleaved round-robin on %s, patch "+
+	fmt.Fprintf(b, "%s of %s: %s, %s, %s × -count=%d, run interleaved round-robin on %s, patch "+
 		"series `%.8s` on %s. The verdict comes first; then the slack sweep, the environment, the charts, one "+
-		"table per set, and the CPU profiles.\n\n", e.Mode, e.Date, count(len(r.Variants), "variant"),
+		"table per set, and the CPU profiles.\n\n", r.matrixName(), e.Date, count(len(r.Variants), "variant"),
 		count(len(r.Spec.Sets), "benchmark set"), count(r.Spec.Rounds, "round"), r.Spec.Count, e.MachineLine(),
 		e.SeriesSHA256, e.BaseVersion)
+}
+
+// matrixName names the matrix the report renders for its opening line: the CI's quick matrix, the
+// first answer's (make: the headline sets), the full one (every set of the mode), or a matrix of
+// some sets.
+func (r *Report) matrixName() string {
+	switch {
+	case r.Env.Mode == "quick":
+		return "A quick matrix"
+	case slices.Equal(r.Spec.Sets, suite.HeadlineSets):
+		return "The first answer's matrix (make: the headline sets)"
+	case r.ranEverySet():
+		return "A full matrix"
+	}
+	return "A matrix"
+}
+
+// ranEverySet reports whether the matrix ran every set a full matrix runs when none is named.
+func (r *Report) ranEverySet() bool {
+	for _, s := range suite.Default(suite.Sets(false)) {
+		if !slices.Contains(r.Spec.Sets, s.Name) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Report) writeEnv(b *bytes.Buffer) {

@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"timerlab/internal/matrix"
 	"timerlab/internal/results"
+	"timerlab/internal/suite"
 )
 
 // TestVerdict checks the verdict of testdata/wheel, a run of 12 rounds whose benchstat output the
@@ -172,6 +174,32 @@ func TestFormats(t *testing.T) {
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// TestMatrixName checks the opening line's name for each kind of matrix: the first answer's sets
+// are not called a full matrix, nor is a matrix of one set.
+func TestMatrixName(t *testing.T) {
+	var every []string
+	for _, s := range suite.Default(suite.Sets(false)) {
+		every = append(every, s.Name)
+	}
+	for _, tc := range []struct {
+		mode string
+		sets []string
+		want string
+	}{
+		{"quick", []string{"std-time", "timers"}, "A quick matrix"},
+		{"full", suite.HeadlineSets, "The first answer's matrix (make: the headline sets)"},
+		{"full", every, "A full matrix"},
+		{"full", append(slices.Clone(every), "sweet-etcd"), "A full matrix"},
+		{"full", []string{"timers"}, "A matrix"},
+		{"full", every[1:], "A matrix"},
+	} {
+		r := &Report{Spec: matrix.Spec{Sets: tc.sets}, Env: results.Env{Mode: tc.mode}}
+		if got := r.matrixName(); got != tc.want {
+			t.Errorf("%s matrix of %v: %q, want %q", tc.mode, tc.sets, got, tc.want)
 		}
 	}
 }
