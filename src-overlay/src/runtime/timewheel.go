@@ -528,13 +528,26 @@ func (w *timerWheel) growSlot(slot *[]*timer, level int) {
 			w.spare[k][n-1] = nil
 			w.spare[k] = w.spare[k][:n-1]
 			w.spareCap -= cap(a)
-			*slot = append(a, old...)
+			*slot = moveTimers(a, old)
 			return
 		}
 	}
-	a := make([]*timer, len(old), want)
-	copy(a, old)
-	*slot = a
+	*slot = moveTimers(make([]*timer, 0, want), old)
+}
+
+// moveTimers returns a, empty, with old's timers in it. It stores them one
+// by one rather than with copy or append: those tell the race detector
+// that the calling goroutine wrote a and read old, and a slot's arrays
+// pass between goroutines under the timers lock, which the race detector
+// does not see, so a program built with -race would report a race between
+// two growths of a slot (time.TestStopResult did). The caller holds ts's
+// lock.
+func moveTimers(a, old []*timer) []*timer {
+	a = a[:len(old)]
+	for i, t := range old {
+		a[i] = t
+	}
+	return a
 }
 
 // wheelHeapEmptied keeps minWhenHeap exact when cleanHead has taken the
