@@ -238,9 +238,17 @@ func TestHeadlineSets(t *testing.T) {
 		t.Errorf("quick headline sets %v, %v", setNames(sets), err)
 	}
 	for _, def := range suite.Default(suite.Sets(false)) {
-		if def.Name == "std-time-ops" {
-			t.Error("std-time-ops runs by default beside std-time")
+		if def.Name == "std-time-ops" || def.Name == "std-time-latency" {
+			t.Errorf("%s runs by default beside std-time", def.Name)
 		}
+	}
+	_, err = selectSets(suite.Sets(false), []string{"std-time-latency", "std-time"})
+	if err == nil || !strings.Contains(err.Error(), "both run BenchmarkParallelTimerLatency of time") {
+		t.Errorf("std-time with std-time-latency: %v", err)
+	}
+	if sets, err := selectSets(suite.Sets(false), []string{"std-time-ops", "std-time-latency"}); err != nil ||
+		!slices.Equal(sets[1].Expect, []string{"ParallelTimerLatency", "StaggeredTickerLatency"}) {
+		t.Errorf("std-time-ops with std-time-latency: %v", err)
 	}
 	_, err = selectSets(suite.Sets(false), []string{"std-time", "std-time-ops"})
 	if err == nil || !strings.Contains(err.Error(), "std-time and std-time-ops both run BenchmarkStop of time") {

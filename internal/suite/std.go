@@ -15,8 +15,12 @@ var StdTime = Workload{Name: "std-time", Pkg: "time", From: Std,
 		// The operations alone, without the latency benchmarks (whose eleven sub-benchmarks take
 		// most of std-time's time): the std-time of the first answer (HeadlineSets). It runs only
 		// when named, and never with std-time, whose benchmarks it repeats.
+		// The latency benchmarks alone, the ones that show cross-P wakeups: at GOMAXPROCS=16 a
+		// std-time cell takes minutes, these two a quarter of it. Only when named, never with std-time.
 		return append(sets, Set{Name: "std-time-ops", Expect: opsTimeBenchmarks, OptIn: true,
-			About: "Go's own timer benchmarks of single operations (src/time): start, stop, reset"})
+			About: "Go's own timer benchmarks of single operations (src/time): start, stop, reset"},
+			Set{Name: "std-time-latency", Expect: latencyTimeBenchmarks, OptIn: true,
+				About: "Go's own timer latency benchmarks (src/time): parallel timers, staggered tickers"})
 	}, Headlines: []Headline{
 		{Bench: "StartStop1000", Unit: "sec/op", Label: "start and stop 1000 timers"},
 		{Bench: "Reset/impl=func", Unit: "sec/op", Label: "reset an AfterFunc timer"},
@@ -31,6 +35,9 @@ var stdTimeBenchmarks = []string{
 
 // The benchmarks of stdTimeBenchmarks that time single operations on timers, for std-time-ops.
 var opsTimeBenchmarks = []string{"Stop", "StartStop1000", "Reset", "AdjustTimers10000", "TickerReset"}
+
+// The benchmarks of stdTimeBenchmarks that measure how late timers fire, for std-time-latency.
+var latencyTimeBenchmarks = []string{"ParallelTimerLatency", "StaggeredTickerLatency"}
 
 // The subset of stdTimeBenchmarks the quick matrix runs.
 var quickTimeBenchmarks = []string{

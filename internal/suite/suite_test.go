@@ -142,9 +142,9 @@ func TestXBenchSets(t *testing.T) {
 			t.Errorf("default sets hold %s", s.Name)
 		}
 	}
-	if len(Default(full)) != len(full)-len(xb)-1 {
-		t.Errorf("Default left out %d sets, want %d (those of golang.org/x/benchmarks and std-time-ops)",
-			len(full)-len(Default(full)), len(xb)+1)
+	if len(Default(full)) != len(full)-len(xb)-2 {
+		t.Errorf("Default left out %d sets, want %d (those of golang.org/x/benchmarks, std-time-ops and std-time-latency)",
+			len(full)-len(Default(full)), len(xb)+2)
 	}
 	for _, s := range Sets(true) {
 		if s.Tool != GoTest {
