@@ -15,11 +15,12 @@ var StdTime = Workload{Name: "std-time", Pkg: "time", From: Std,
 		// The operations alone, without the latency benchmarks (whose eleven sub-benchmarks take
 		// most of std-time's time): the std-time of the first answer (HeadlineSets). It runs only
 		// when named, and never with std-time, whose benchmarks it repeats.
-		// The latency benchmarks alone, the ones that show cross-P wakeups: at GOMAXPROCS=16 a
-		// std-time cell takes minutes, these two a quarter of it. Only when named, never with std-time.
+		// The latency benchmarks alone, the ones that show cross-P wakeups, at half the default
+		// benchtime: about 10 s a cell, so that 4 variants × 6 rounds fit the few minutes a 16-core
+		// machine is lent for. Only when named, never with std-time.
 		return append(sets, Set{Name: "std-time-ops", Expect: opsTimeBenchmarks, OptIn: true,
 			About: "Go's own timer benchmarks of single operations (src/time): start, stop, reset"},
-			Set{Name: "std-time-latency", Expect: latencyTimeBenchmarks, OptIn: true,
+			Set{Name: "std-time-latency", Expect: latencyTimeBenchmarks, OptIn: true, Benchtime: "500ms",
 				About: "Go's own timer latency benchmarks (src/time): parallel timers, staggered tickers"})
 	}, Headlines: []Headline{
 		{Bench: "StartStop1000", Unit: "sec/op", Label: "start and stop 1000 timers"},
