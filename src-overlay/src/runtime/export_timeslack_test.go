@@ -91,35 +91,90 @@ func TimerSlackAddedAs(when, setWhen, now int64) int64 {
 
 const MaxWakeDefer = maxWakeDefer
 
-// TimerWakeDefer runs a pass at now, on a P of its own, over firings with
-// the given slacks, each making one goroutine runnable, and ends it as
-// slackPassEnd and slackPassGuard do, with due as the earliest hard
+// ProcID returns the id of the P the caller runs on, which may have
+// changed by the time it returns.
+func ProcID() int { return int(getg().m.p.ptr().id) }
+
+// TimerWakeUrgentAfterPass runs a pass on a P of its own that readies a
+// goroutine it cannot defer (its timer fired past its hard deadline), ends
+// it as an M spinning or not would, and reports whether the M would then
+// keep resetspinning's wakeup for it.
+func TimerWakeUrgentAfterPass(spinning bool) bool {
+	pp, now := new(p), nanotime()
+	pp.slackPassStart(now)
+	pp.slackFired(now-1_000_000, 100_000)
+	pp.slackDeferWake()
+	pp.slackPassEndAs(spinning)
+	return pp.wake.urgent
+}
+
+// A NoopTimer is a timer whose firing does nothing.
+type NoopTimer timeTimer
+
+// TimerNoopAfter arms a NoopTimer due in d nanoseconds, with the slack of
+// the current policy, on the P that runs the caller as it arms it.
+func TimerNoopAfter(d int64) *NoopTimer {
+	t := new(timeTimer)
+	t.timer.init(func(any, uintptr, int64) {}, nil)
+	t.reset(nanotime()+d, 0)
+	return (*NoopTimer)(t)
+}
+
+// Stop stops t.
+func (t *NoopTimer) Stop() { (*timeTimer)(t).stop() }
+
+// TimerWakeFiredOutsidePass fires a timer with slack on a P of its own
+// outside a pass of check, as a channel receive does (maybeRunChan), one
+// after a pass, and returns whether the goroutine each then makes runnable
+// would be deferred.
+func TimerWakeFiredOutsidePass() (outside, after bool) {
+	pp, now := new(p), nanotime()
+	pp.slackFired(now, 500_000)
+	outside = pp.slackDeferWake()
+	pp.slackPassStart(now)
+	pp.slackPassEnd()
+	pp.slackFired(now, 500_000)
+	after = pp.slackDeferWake()
+	pp.wake.at.Store(0)
+	return outside, after
+}
+
+// A SlackFiring is a timer firing in TimerWakeDefer's pass: Late past its
+// when, with slack Slack.
+type SlackFiring struct{ Late, Slack int64 }
+
+// TimerWakeDefer runs a pass at now, on a P of its own, over the firings,
+// each making one goroutine runnable, and ends it as slackPassEnd (for an
+// M spinning) and slackPassGuard do, with due as the earliest hard
 // deadline of the timers of every P (0: none). It returns for each firing
 // whether the P deferred the goroutine's wakeup, and for one more
 // goroutine made runnable after the pass; then the time the P must start
 // them by, the deferrals it counted and whether the M's guard was armed for
-// that time; whether a schedule left the deferral in place (now must be
-// far enough ahead that its time has not come); and whether the P's M
-// looking for work with its queue empty ended it and disarmed the guard.
+// that time; whether the P's M, had it run the pass spinning, would skip
+// the wakeup as it stops spinning; whether a schedule left the deferral
+// in place (now must be far enough ahead that its time has not come); and
+// whether the P's M looking for work with its queue empty ended it and
+// disarmed the guard.
 // The P's counts are retired into the process's, as a destroyed P's are,
 // so that its deferrals count where its expiries do. It runs with its
 // goroutine locked to its thread, whose guard it arms.
-func TimerWakeDefer(now, due int64, slacks []int64) (deferred []bool, at int64, deferrals uint64, guarded, kept, ended bool) {
+func TimerWakeDefer(now, due int64, firings []SlackFiring) (deferred []bool, at int64, deferrals uint64, guarded, skip, kept, ended bool) {
 	LockOSThread()
 	defer UnlockOSThread()
 	pp, mp := new(p), getg().m
 	pp.slackPassStart(now)
-	for _, slack := range slacks {
-		pp.wake.slack = slack
+	for _, f := range firings {
+		pp.slackFired(now-f.Late, f.Slack)
 		deferred = append(deferred, pp.slackDeferWake())
 	}
-	pp.slackPassEnd()
+	pp.slackPassEndAs(true)
 	if at := pp.wake.at.Load(); at != 0 {
 		pp.slackGuardDeferral(mp, at, due, now)
 	}
 	deferred = append(deferred, pp.slackDeferWake())
 	at, deferrals = pp.wake.at.Load(), pp.timerStats.wakeDeferrals
 	guarded = at != 0 && mp.slackGuard.armed == at
+	skip = pp.slackSkipSpin()
 	pp.slackWakeCheck()
 	kept = pp.wake.at.Load() == at
 	pp.slackWakeDone()
@@ -129,7 +184,7 @@ func TimerWakeDefer(now, due int64, slacks []int64) (deferred []bool, at int64, 
 		pp.timerStats.retire()
 		unlock(&sched.lock)
 	})
-	return deferred, at, deferrals, guarded, kept, ended
+	return deferred, at, deferrals, guarded, skip, kept, ended
 }
 
 // TimerSlackGuarded reports whether this process guards deferred wakeups

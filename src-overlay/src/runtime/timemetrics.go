@@ -22,8 +22,8 @@
 //     before its deadline, when).
 //   - cascades: a timer moved from a wheel slot to a finer level or into
 //     the near heap (wheel only).
-//   - slack: for every timer armed with slack, the slack it got (slack
-//     only).
+//   - slack: for every timer that fires with slack, the slack it got
+//     (slack only).
 //   - wake-deferrals: a P began to keep goroutines its timers readied for
 //     itself rather than wake an idle P for them (slack only; see
 //     timeslack_wake.go). wake-deferrals-expired: a P, or sysmon for it,
@@ -52,7 +52,7 @@
 //     unless that promise breaks.
 //   - The lateness histogram has power-of-two buckets (timerLateHist), so
 //     that a firing costs one bit-length and one increment; the slack
-//     histogram, counted when a timer is armed with slack, has
+//     histogram, counted when a timer with slack fires, has
 //     timeHistogram's finer buckets.
 //   - A wakeup happens on an M that holds no P, so wakeups are one atomic
 //     counter, added once per sleep, off the timer paths.

@@ -20,29 +20,46 @@
 // context switches per timer wakeup, on 16 Ps ten.
 //
 // A timer's slack lets it fire anywhere in [when, when+slack]; the same
-// freedom lets its goroutine wait for the thread that fired it. So the P
-// running the pass keeps the goroutines it readies for up to
-// min(slack, maxWakeDefer) after the pass's time: a deferral. A batch of
-// short goroutines then costs one thread one wakeup.
+// freedom lets its goroutine wait for the thread that fired it, until the
+// same hard deadline. So the P running the pass keeps the goroutines it
+// readies for what is left of their timers' slack, at most maxWakeDefer:
+// a deferral. A batch of short goroutines then costs one thread one
+// wakeup.
 //
 // Invariants:
 //
-//   - wake.slack is not 0 only while check runs timers for the P, by the
-//     M that holds it: it is the slack of the timer firing (set as the
-//     timer fires, before it is re-armed), and the end of the pass clears
-//     it. Only goroutines readied then are deferred, each by the slack of
-//     the timer whose firing readied it. Timers on fake time (synctest
-//     bubbles) get no slack, so their passes defer nothing.
+//   - wake.now is the time of the pass while check runs timers for the
+//     P, by the M that holds it, and 0 otherwise.
+//   - wake.slack is not 0 only during such a pass: it is what is left of
+//     the slack of the timer firing at the pass's time, its hard deadline
+//     less wake.now, or -1 if none is left (set as the timer fires,
+//     before it is re-armed), and the end of the pass clears it. Only goroutines readied then are
+//     deferred, each by what is left of the slack of the timer whose
+//     firing readied it, so that a goroutine starts by its timer's hard
+//     deadline: the slack is granted once, to the firing and the start
+//     together, not once to each. A timer fired outside a pass (a channel
+//     receive that runs a timer due, maybeRunChan) defers nothing. Timers
+//     on fake time (synctest bubbles) get no slack, so their passes defer
+//     nothing.
 //   - wake.at is 0 or the time by which the P must have started every
 //     goroutine it deferred: the least pass time plus
-//     min(slack, maxWakeDefer) over them, lowered at the end of the pass
-//     to the earliest hard deadline of any P's timers (see "The guard"
-//     below). A timer fired with no slack defers nothing: its goroutine
-//     wakes an idle P as upstream, and that P's M steals from the whole
-//     queue. An idle P defers nothing (pidleput ends its deferral), nor
-//     does a destroyed one ((*p).destroy ends it).
+//     min(slack left, maxWakeDefer) over them, lowered at the end of the
+//     pass to the earliest hard deadline of any P's timers (see "The
+//     guard" below). A timer fired with no slack, or at or past its hard
+//     deadline, defers nothing: its goroutine wakes an idle P as
+//     upstream, and that P's M steals from the whole queue. An idle P
+//     defers nothing (pidleput ends its deferral), nor does a destroyed
+//     one ((*p).destroy ends it).
 //   - While wake.at is set, the P wakes no idle P for its queue, neither
-//     for goroutines readied in a pass nor when its M stops spinning.
+//     for goroutines readied in a pass nor when its M stops spinning,
+//     unless a pass of its M spinning (one of findRunnable's) readied a
+//     goroutine it could not defer (a timer fired with no slack left:
+//     wake.urgent). That goroutine's own wakeup found the M spinning and
+//     woke nobody: as upstream, the wakeup of the M as it stops spinning
+//     carries it on, and is not skipped. (If another P's M spins when
+//     such a goroutine is readied, and that P defers, its skipped wakeup
+//     leaves the goroutine to that deferral's end: a gap of at most
+//     maxWakeDefer, left open.)
 //     Upstream's woken M does three jobs: it takes a share of the queue;
 //     finding none left, it waits in the netpoller for the timers and I/O
 //     of the idle Ps, which an M running goroutines does not watch; and it
@@ -101,8 +118,9 @@
 //     not restart (nanosleep, poll) returns EINTR, as it may for any
 //     preemption.
 //   - wake.at is written by the P's M and read by sysmon and by the
-//     signal handler on the P's M: it is atomic. now, slack and owed are
-//     the P's M's alone, and so is the M's guard (m.slackGuard).
+//     signal handler on the P's M: it is atomic. now, slack, owed and
+//     urgent are the P's M's alone, and so is the M's guard
+//     (m.slackGuard).
 
 package runtime
 
@@ -116,10 +134,11 @@ const maxWakeDefer = 1_000_000 // 1 ms
 
 // A timerWakeDefer is a P's deferred wakeup. See the invariants above.
 type timerWakeDefer struct {
-	owed  bool         // the P's M skipped resetspinning's wakeup during the deferral
-	now   int64        // the time of the pass of check running timers for this P
-	slack int64        // the slack of the timer firing in that pass; 0 outside passes
-	at    atomic.Int64 // 0, or by when the P must have started its deferred goroutines
+	owed   bool         // the P's M skipped resetspinning's wakeup during the deferral
+	urgent bool         // a spinning M's pass readied a goroutine it could not defer: see slackSkipSpin
+	now    int64        // the time of the pass of check running timers for this P; 0 outside passes
+	slack  int64        // slack left to the timer firing in that pass, -1 for none; 0 outside passes
+	at     atomic.Int64 // 0, or by when the P must have started its deferred goroutines
 }
 
 // slackPassStart marks the start of a pass of check over a timers set for
@@ -129,43 +148,60 @@ func (pp *p) slackPassStart(now int64) {
 }
 
 // slackFiring records the slack of t, about to fire on the P running the
-// caller: the wait its goroutine may be given, and, if t has slack, in
-// the slack histogram of the metrics (counted here rather than when t is
-// armed: most timers are armed again before they fire). The caller holds
-// t's lock and has not re-armed t yet.
+// caller. The caller holds t's lock and has not re-armed t yet.
 func (t *timer) slackFiring() {
-	pp := getg().m.p.ptr()
-	pp.wake.slack = int64(t.slack.off)
-	if t.slack.off != 0 {
-		pp.timerStats.slack.record(int64(t.slack.off))
+	getg().m.p.ptr().slackFired(t.when, int64(t.slack.off))
+}
+
+// slackFired records the firing on pp of a timer due at when with slack
+// off: in the slack histogram of the metrics if it has slack (counted here
+// rather than when it is armed: most timers are armed again before they
+// fire), and, in a pass of check, the wait its goroutine may be given:
+// what is left of its slack at the pass's time (see the invariants).
+func (pp *p) slackFired(when, off int64) {
+	if off != 0 {
+		pp.timerStats.slack.record(off)
 	}
+	left := int64(0)
+	if now := pp.wake.now; now != 0 {
+		left = min(when+off-now, off)
+		if left <= 0 {
+			left = -1 // in a pass, with none left
+		}
+	}
+	pp.wake.slack = left
 }
 
 // slackDeferWake reports whether pp may leave the goroutine just made
 // runnable on it to its own M, rather than wake an idle P for it: whether
-// a pass of check is running a timer with slack on pp. The test is
-// inlined into ready and newproc.
+// a pass of check is running a timer with slack left on pp. The test
+// outside passes is inlined into ready and newproc.
 func (pp *p) slackDeferWake() bool {
 	if pp.wake.slack == 0 {
 		return false
 	}
-	pp.slackDefer()
-	return true
+	return pp.slackDefer()
 }
 
-// slackDefer lowers pp.wake.at to the time the goroutine just made
-// runnable in a pass must have started by, counting a deferral if none
-// was in progress. The guard is armed at the end of the pass. It is kept
-// out of line so that slackDeferWake inlines into ready and newproc.
+// slackDefer is slackDeferWake in a pass. If the timer firing has slack
+// left, it lowers pp.wake.at to the time the goroutine just made runnable
+// must have started by, counting a deferral if none was in progress; the
+// guard is armed at the end of the pass. If not, it marks the goroutine's
+// wakeup urgent (see the invariants). It is kept out of line so that
+// slackDeferWake inlines into ready and newproc.
 //
 //go:noinline
-func (pp *p) slackDefer() {
+func (pp *p) slackDefer() bool {
 	w := &pp.wake
+	if w.slack < 0 {
+		w.urgent = true
+		return false
+	}
 	at := w.now + min(w.slack, maxWakeDefer)
 	for {
 		old := w.at.Load()
 		if old != 0 && old <= at {
-			return
+			return true
 		}
 		if old == 0 {
 			// A new deferral. It is counted before wake.at is published,
@@ -174,10 +210,10 @@ func (pp *p) slackDefer() {
 			// this M stores a wake.at other than 0, so no CAS is needed.
 			pp.timerStats.wakeDeferrals++
 			w.at.Store(at)
-			return
+			return true
 		}
 		if w.at.CompareAndSwap(old, at) {
-			return
+			return true
 		}
 	}
 }
@@ -185,7 +221,18 @@ func (pp *p) slackDefer() {
 // slackPassEnd marks the end of that pass. check calls it with the timers
 // lock held, and slackPassGuard once it has dropped it.
 func (pp *p) slackPassEnd() {
+	pp.slackPassEndAs(getg().m.spinning)
+}
+
+// slackPassEndAs is slackPassEnd for an M spinning or not. wake.urgent
+// stays set only for an M spinning, whose resetspinning is to come; the
+// other readied the urgent goroutines with a wakeup of their own.
+func (pp *p) slackPassEndAs(spinning bool) {
 	pp.wake.slack = 0
+	pp.wake.now = 0
+	if !spinning {
+		pp.wake.urgent = false
+	}
 }
 
 // slackPassGuard guards the deferral that a pass of check for pp began or
@@ -269,8 +316,19 @@ func (pp *p) slackGuardDeferral(mp *m, at, due, now int64) {
 // slackWakeCheck before it runs the goroutine found. The skipped wakeup is
 // owed until the deferral ends.
 func slackSkipSpinWake(gp *g) bool {
-	pp := gp.m.p.ptr()
-	if pp.wake.at.Load() == 0 {
+	return gp.m.p.ptr().slackSkipSpin()
+}
+
+// slackSkipSpin is slackSkipSpinWake for the P of the M done spinning. A
+// pass that fired a timer with no slack left (wake.urgent) readied a
+// goroutine that must not wait for the deferral: its own wakeup found
+// the M that ran the pass spinning and woke nobody, as upstream, where
+// the wakeup skipped here carries it on. So after such a pass the wakeup
+// is not skipped.
+func (pp *p) slackSkipSpin() bool {
+	urgent := pp.wake.urgent
+	pp.wake.urgent = false
+	if pp.wake.at.Load() == 0 || urgent {
 		return false
 	}
 	pp.wake.owed = true
@@ -314,7 +372,7 @@ func (pp *p) slackWakeDone() {
 //go:noinline
 func (pp *p) slackWakeDoneSlow() {
 	owed := pp.wake.owed
-	pp.wake.owed = false
+	pp.wake.owed, pp.wake.urgent = false, false
 	pp.wake.at.Store(0)
 	getg().m.slackGuardDisarm()
 	if !sched.runq.empty() || owed && queuedElsewhere(pp) {
@@ -354,7 +412,7 @@ func (pp *p) slackWakeIdle() {
 //
 //go:noinline
 func (pp *p) slackWakeIdleSlow() {
-	pp.wake.owed = false
+	pp.wake.owed, pp.wake.urgent = false, false
 	pp.wake.at.Store(0)
 	if mp := getg().m; mp.p == 0 || mp.p.ptr() == pp {
 		mp.slackGuardDisarm()

