@@ -11,6 +11,7 @@ import (
 	"internal/race"
 	"math/rand/v2"
 	. "runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -188,15 +189,21 @@ func TestTimerWheelStress(t *testing.T) {
 }
 
 // TestTimerWheelGOMAXPROCS arms wheel timers on several Ps, then shrinks
-// GOMAXPROCS so that the destroyed Ps' wheels move (take) to the survivors:
-// the moved timers must still fire on time, and Stop must still find them.
+// GOMAXPROCS so that the destroyed Ps' wheels move (take) to the survivor:
+// the moved timers must still fire on time. The hour-long ones, in the
+// wheel's far levels, are then reset to fire at once: a Reset follows a
+// timer's set, so one left in a destroyed P's set would be re-armed where
+// no P runs timers, and never fire. The moved-timers metric must count them.
 func TestTimerWheelGOMAXPROCS(t *testing.T) {
 	defer GOMAXPROCS(GOMAXPROCS(4))
 	const n = 2000
-	var early, fired atomic.Int64
+	var early, fired, longFired atomic.Int64
 	long := make([]*time.Timer, 0, n)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	movedMetric := []metrics.Sample{{Name: "/sched/timers/moved:timers"}}
+	metrics.Read(movedMetric)
+	movedBefore := movedMetric[0].Value.Uint64()
 	for g := range 8 {
 		wg.Add(1)
 		go func() {
@@ -210,7 +217,7 @@ func TestTimerWheelGOMAXPROCS(t *testing.T) {
 					}
 					fired.Add(1)
 				})
-				l := time.AfterFunc(time.Hour, func() {})
+				l := time.AfterFunc(time.Hour, func() { longFired.Add(1) })
 				mu.Lock()
 				long = append(long, l)
 				mu.Unlock()
@@ -219,17 +226,22 @@ func TestTimerWheelGOMAXPROCS(t *testing.T) {
 	}
 	wg.Wait()
 	GOMAXPROCS(1)
+	metrics.Read(movedMetric)
+	if moved := movedMetric[0].Value.Uint64() - movedBefore; moved == 0 {
+		t.Errorf("no timer moved when GOMAXPROCS shrank from 4 to 1")
+	}
 	for _, l := range long {
-		if !l.Stop() {
-			t.Fatalf("Stop of an hour-long timer after GOMAXPROCS shrank reported it not pending")
-		}
+		l.Reset(time.Millisecond)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for fired.Load() < n && time.Now().Before(deadline) {
+	for (fired.Load() < n || longFired.Load() < n) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if f := fired.Load(); f != n {
 		t.Errorf("%d of %d timers fired after GOMAXPROCS shrank", f, n)
+	}
+	if f := longFired.Load(); f != n {
+		t.Errorf("%d of %d hour-long timers fired after a Reset to 1ms once GOMAXPROCS shrank", f, n)
 	}
 	if e := early.Load(); e != 0 {
 		t.Errorf("%d timers fired early", e)

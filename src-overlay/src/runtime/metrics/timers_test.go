@@ -323,7 +323,7 @@ func TestTimerMetricsMoved(t *testing.T) {
 
 	// Each goroutine spins until all are running at once, which spreads
 	// them over the Ps, then parks its timers on the P it runs on.
-	var arrived atomic.Int32
+	var arrived, fired atomic.Int32
 	var done sync.WaitGroup
 	done.Add(procs)
 	var timers [procs][perP]*time.Timer
@@ -334,19 +334,25 @@ func TestTimerMetricsMoved(t *testing.T) {
 			for arrived.Load() < procs {
 			}
 			for i := range perP {
-				timers[p][i] = time.AfterFunc(time.Hour, func() {})
+				timers[p][i] = time.AfterFunc(time.Hour, func() { fired.Add(1) })
 			}
 		}()
 	}
 	done.Wait()
 	runtime.GOMAXPROCS(1)
 	after := readTimerMetrics(t)
+	// A Reset follows a timer's set: one left in a destroyed P's set would
+	// be re-armed where no P runs timers, and never fire.
 	for p := range procs {
 		for _, tm := range timers[p] {
-			if !tm.Stop() {
-				t.Fatal("a moved timer was lost: Stop reported false")
-			}
+			tm.Reset(time.Millisecond)
 		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); fired.Load() < procs*perP && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if f := fired.Load(); f != procs*perP {
+		t.Errorf("%d of %d timers fired after GOMAXPROCS shrank and they were reset to 1ms", f, procs*perP)
 	}
 	t.Logf("moved: %d of %d", after.moved-before.moved, procs*perP)
 	if d := after.moved - before.moved; d == 0 || d > procs*perP+backgroundTimers {
