@@ -22,14 +22,16 @@ const timerModelTickShift = 20
 // TestTimerModel runs random sequences of add, stop, reset earlier and
 // later, and clock advances on a timers set (in every build: the heap, and
 // the wheel and slack when their GOEXPERIMENTs are on), checking it after
-// every operation
-// against a reference that just remembers each live timer's when and
-// deadline (when plus its slack under GOEXPERIMENT=timerslack, else when):
-// every timer fires by its deadline and never before its when, in deadline
-// order, no stopped timer fires, and wakeTime is never later than the
-// earliest deadline. Without slack that is: the same timers fire, never
-// early, in when order. With slack a timer whose window has opened may fire
-// before its deadline, not before its when.
+// every operation against a reference that just remembers each live
+// timer's when, deadline (when plus its slack under
+// GOEXPERIMENT=timerslack, else when) and period: every timer fires by its
+// deadline and never before its when, in deadline order, no stopped timer
+// fires, a periodic timer is re-armed for the first instant of its period
+// after the firing (as unlockAndRun computes it), with a slack of at most
+// half its period, and wakeTime is never later than the earliest
+// deadline. Without slack that is: the same timers fire, never early, in
+// when order. With slack a timer whose window has opened may fire before
+// its deadline, not before its when.
 func TestTimerModel(t *testing.T) {
 	starts := []int64{1, 1 << 40, 1<<62 - 1<<30, maxWhen - 1<<41}
 	seeds := 40
@@ -40,11 +42,11 @@ func TestTimerModel(t *testing.T) {
 	// that timers with small and large slack, relative and absolute, share
 	// the set; elsewhere timerslack means nothing.
 	t.Setenv("GODEBUG", "timerslack=0")
-	wheeled, slacked := 0, 0
+	wheeled, slacked, periodic := 0, 0, 0
 	for seed := range seeds {
 		for _, start := range starts {
-			w, s := runTimerModel(t, uint64(seed), start, 300, nil)
-			wheeled, slacked = wheeled+w, slacked+s
+			w, s, p := runTimerModel(t, uint64(seed), start, 300, nil)
+			wheeled, slacked, periodic = wheeled+w, slacked+s, periodic+p
 			if t.Failed() {
 				return
 			}
@@ -52,6 +54,9 @@ func TestTimerModel(t *testing.T) {
 	}
 	if goexperiment.TimerWheel && wheeled == 0 {
 		t.Errorf("no timer was ever in the wheel")
+	}
+	if periodic == 0 {
+		t.Errorf("no periodic timer was armed")
 	}
 	if goexperiment.TimerSlack && slacked == 0 {
 		t.Errorf("no timer got slack: the model did not test timers with windows")
@@ -96,13 +101,14 @@ func nextLive[W any](live map[int]W, start, n int) int {
 var timerModelSlack = []string{"0", "25%:1ms", "100us", "1ms", "5ms", "50%", "10%:20ms", "3ms+10%"}
 
 // runTimerModel runs one random sequence, calling observe after every step,
-// and returns the sum over its steps of the number of timers in the wheel
-// and the number of arms that gave a timer slack.
-func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*TimerModel)) (wheeled, slacked int) {
+// and returns the sum over its steps of the number of timers in the wheel,
+// the number of arms that gave a timer slack, and the number of arms of a
+// periodic timer.
+func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*TimerModel)) (wheeled, slacked, periodic int) {
 	const n = 64
 	r := rand.New(rand.NewPCG(seed, uint64(now)))
 	m := NewTimerModel(n)
-	type window struct{ when, deadline int64 }
+	type window struct{ when, deadline, period int64 }
 	live := make(map[int]window) // the reference
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -115,7 +121,26 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 		}
 		return w
 	}
+	// rearmed returns the reference's window of timer id, armed for when
+	// every period, with the deadline the set gave it.
+	rearmed := func(id int, when, period int64) window {
+		w := window{when, m.Deadline(id), period}
+		if w.deadline < when || period > 0 && w.deadline-when > period/2 {
+			fail("timer %d armed for %d every %d got the deadline %d", id, when, period, w.deadline)
+		}
+		return w
+	}
 	advance := func(to int64) {
+		if to == maxWhen {
+			// A periodic timer re-armed past the end of time is armed
+			// for maxWhen (unlockAndRun), due again at once: a clock
+			// at maxWhen would run it for ever, as upstream's would.
+			for _, w := range live {
+				if w.period > 0 {
+					to = maxWhen - 1
+				}
+			}
+		}
 		fired := m.Check(to)
 		last := int64(0)
 		for _, f := range fired {
@@ -129,7 +154,15 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 				fail("timer %d (deadline %d) fired after a timer with deadline %d", f.ID, w.deadline, last)
 			}
 			last = w.deadline
-			delete(live, f.ID)
+			if w.period == 0 {
+				delete(live, f.ID)
+				continue
+			}
+			next := w.when + w.period*(1+(to-w.when)/w.period)
+			if next < 0 {
+				next = maxWhen
+			}
+			live[f.ID] = rearmed(f.ID, next, w.period)
 		}
 		for id, w := range live {
 			if w.deadline <= to {
@@ -158,13 +191,20 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 				}
 			}
 			w := whenAfter(base)
+			period := int64(0)
+			if r.IntN(4) == 0 { // a Ticker's period, up to a few of the wheel's near slots
+				period = 1 + r.Int64N(4<<timerModelTickShift)
+			}
 			_, want := live[id]
-			if pending := m.Reset(id, w, 0, now); pending != want {
+			if pending := m.Reset(id, w, period, now); pending != want {
 				fail("reset of timer %d reported pending %v, want %v", id, pending, want)
 			}
-			live[id] = window{w, m.Deadline(id)}
+			live[id] = rearmed(id, w, period)
 			if live[id].deadline > w {
 				slacked++
+			}
+			if period > 0 {
+				periodic++
 			}
 		case op < 6:
 			_, want := live[id]
@@ -201,7 +241,15 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 			}
 		}
 		if t.Failed() {
-			return wheeled, slacked
+			return wheeled, slacked, periodic
+		}
+	}
+	for id := range n { // a periodic timer never runs out
+		if w, ok := live[id]; ok && w.period > 0 {
+			if !m.Stop(id) {
+				fail("stop of periodic timer %d reported it not pending", id)
+			}
+			delete(live, id)
 		}
 	}
 	advance(maxWhen)
@@ -209,7 +257,7 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 	if n, _ := m.Len(); len(live) != 0 || n != 0 {
 		fail("after the end of time: %d live, %d timers left in the set", len(live), n)
 	}
-	return wheeled, slacked
+	return wheeled, slacked, periodic
 }
 
 // TestTimerModelEmptyWakeTime checks that a set left empty has no wake

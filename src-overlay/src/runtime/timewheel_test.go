@@ -48,7 +48,7 @@ func TestTimerWheelModelFullSlots(t *testing.T) {
 	wheeled, overflowed := 0, 0
 	for seed := range seeds {
 		for _, start := range []int64{1, 1 << 40} {
-			w, _ := runTimerModel(t, uint64(seed), start, 300, func(m *TimerModel) {
+			w, _, _ := runTimerModel(t, uint64(seed), start, 300, func(m *TimerModel) {
 				overflowed += m.HeapBeyondHorizon()
 			})
 			wheeled += w
