@@ -15,10 +15,11 @@ space := $(empty) $(empty)
 # The first answer: heap against each variant on the headline sets (`timerlab bench -h`: std-time's
 # single operations, the timers against N, deadline churn and the wakeups), which hold the figures
 # the report's verdict leads with. Its variants: those with a toolchain of their own but pristine
-# upstream (the noise control, in `make full`), and pwait2, upstream's proposal the slack variant is
+# upstream (the noise control, in `make full`) and the null floor (which runs only the floor set,
+# docs/benchmarks.md), and pwait2, upstream's proposal the slack variant is
 # measured against; the slack sweep's other points run in `make full`. About 25 minutes on 2 cores
 # (docs/benchmarks.md, "How long").
-FIRST_TOOLCHAINS := $(filter-out upstream,$(TOOLCHAINS))
+FIRST_TOOLCHAINS := $(filter-out upstream null,$(TOOLCHAINS))
 FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
 FIRST_RESULTS := build/results-first
 

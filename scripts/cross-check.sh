@@ -9,7 +9,8 @@
 # linux) and windows/amd64 (not unix), and both experiments at once on linux/386 (32 bits) and
 # linux/arm64: ten builds, the ones whose files differ from this machine's. --all checks every
 # combination on every one of the four ports (sixteen). The 386 binaries' timer tests run in
-# test-variant.sh, since this machine runs them.
+# test-variant.sh, since this machine runs them. The null floor's files (timernull) are not split
+# by port: the null toolchain's own build checks them.
 #
 # One patched toolchain serves every experiment (patch 0001 registers them in all of them): heap's.
 source "$(dirname "$0")/lib.sh"

@@ -77,9 +77,14 @@ test)
 	shift
 	echo "fake go test: GODEBUG=${GODEBUG-}"
 	[ -z "${GOARCH-}${GOEXPERIMENT-}" ] || echo "fake go test: GOARCH=${GOARCH-} GOEXPERIMENT=${GOEXPERIMENT-} $*"
+	verbose=
+	case " $* " in *" -v "*) verbose=1 ;; esac
 	while [ $# -gt 0 ]; do
 		case $1 in
-		-run) shift ;;
+		-run)
+			# With -v, the test the pattern names passes, unless $FAKE_TEST_NOTESTS: none matches.
+			[ -z "$verbose" ] || [ -n "${FAKE_TEST_NOTESTS:-}" ] || echo "--- PASS: $(echo "$2" | tr -d '^$') (0.00s)"
+			shift ;;
 		-*) ;;
 		*) printf 'ok  \t%s\t0.001s\n' "$1" ;;
 		esac
@@ -744,35 +749,42 @@ func TestTestVariantAliasUsesTargetWithItsGodebug(t *testing.T) {
 
 // TestTestVariantOtherBuilds checks the runs test-variant.sh adds by experiment: a variant with
 // slack runs its runtime tests as 386 binaries too, a variant with the wheel with static lock
-// ranking on top of its own experiments, and a variant with neither runs neither.
+// ranking on top of its own experiments, and a variant with neither runs neither. The null floor,
+// whose AfterFunc timers never fire, runs its own test alone.
 func TestTestVariantOtherBuilds(t *testing.T) {
 	w := newWorld(t)
-	w.addSlack(t, "wheel-slack all timerwheel,timerslack - both")
+	w.addSlack(t, "wheel-slack all timerwheel,timerslack - both", "null all timernull - the null floor")
 	for _, tc := range []struct {
 		variant   string
 		want, not []string
 	}{
-		{"heap", nil, []string{"GOARCH=386", "staticlockranking"}},
+		{"heap", nil, []string{"GOARCH=386", "staticlockranking", "TestTimerNull"}},
+		{"null", []string{"-run '^TestTimerNull$' runtime", "passed: runtime[TestTimerNull]\n"},
+			[]string{"time context", "GOARCH=386", "staticlockranking"}},
 		{"slack", []string{"fake go test: GOARCH=386 GOEXPERIMENT= -short -count=1 -run Slack|Epoll runtime"}, []string{"staticlockranking"}},
 		{"wheel", []string{"fake go test: GOARCH= GOEXPERIMENT=timerwheel,staticlockranking -short -count=1 -run Timer|Wheel runtime"}, []string{"GOARCH=386"}},
 		{"wheel-slack", []string{"GOARCH=386 GOEXPERIMENT= ", "GOEXPERIMENT=timerwheel,timerslack,staticlockranking "}, nil},
 	} {
 		w.mustRun(t, "build-toolchain.sh", tc.variant)
 		r := w.mustRun(t, "test-variant.sh", tc.variant, "--quick")
+		out := r.stdout + r.stderr
 		for _, want := range tc.want {
-			if !strings.Contains(r.stdout, want) {
-				t.Errorf("%s: no %q in test-variant.sh's output:\n%s", tc.variant, want, r.stdout)
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in test-variant.sh's output:\n%s", tc.variant, want, out)
 			}
 		}
 		for _, not := range tc.not {
-			if strings.Contains(r.stdout, not) {
-				t.Errorf("%s: %q in test-variant.sh's output:\n%s", tc.variant, not, r.stdout)
+			if strings.Contains(out, not) {
+				t.Errorf("%s: %q in test-variant.sh's output:\n%s", tc.variant, not, out)
 			}
 		}
 		if !strings.Contains(r.stdout, "failed: none\n") {
 			t.Errorf("%s: a run failed:\n%s", tc.variant, r.stdout)
 		}
 	}
+	// A -run that matches no test passes go test: the null floor's run must say its test passed.
+	r := w.runEnv(t, []string{"FAKE_TEST_NOTESTS=1"}, "test-variant.sh", "null", "--quick")
+	wantOneLineError(t, r, "null: 1 package runs failed")
 }
 
 // TestCrossCheck runs cross-check.sh on the fake toolchain: by default the four combinations of
@@ -808,6 +820,19 @@ func TestCrossCheck(t *testing.T) {
 	wantOneLineError(t, r, "1 check(s) failed: windows/amd64 GOEXPERIMENT=timerslack: go vet runtime time")
 	if strings.Contains(w.read(t, "build/cross.log"), "build windows/amd64:timerslack\n") {
 		t.Fatal("cross-check.sh built a port and experiment whose vet failed")
+	}
+}
+
+// TestDistTestRefusesNullFloor checks that dist-test.sh refuses the null floor, whose AfterFunc
+// timers never fire, in one line and without writing anything.
+func TestDistTestRefusesNullFloor(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "null all timernull - the null floor")
+	w.mustRun(t, "build-toolchain.sh", "null")
+	wantOneLineError(t, w.runEnv(t, []string{"FAKE_DIST_TESTS=go_test:a"}, "dist-test.sh", "null"),
+		"null is the null floor, whose AfterFunc timers never fire")
+	if w.exists("build/dist-test/null") || w.exists("build/dist.count") {
+		t.Errorf("dist-test.sh of the null floor wrote results or ran a test")
 	}
 }
 

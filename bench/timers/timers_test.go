@@ -125,8 +125,8 @@ var sink *timerSized
 // timer-sized object, and the garbage collection that allocation drives, while N timers are
 // live. It is a lower bound under CostVsN and TimeoutVsN, but too low at large N: it never writes
 // the object, so it never faults in fresh memory as a new timer's first lock does.
-// scripts/null-floor.sh measures the floor itself, with a runtime whose AfterFunc timers enter
-// no timer set (docs/log/2026-11-25-06cde09d-null-floor.md).
+// The null floor measures the floor itself on the floor set: heap's runtime with every AfterFunc
+// timer kept out of the timer sets (variants.conf's null, docs/wheel.md).
 func BenchmarkAllocVsN(b *testing.B) {
 	for _, size := range liveSizes {
 		b.Run("N="+size.name, func(b *testing.B) {

@@ -274,6 +274,9 @@ func benchHelp(w io.Writer) {
 		if s.Sweep {
 			marks = append(marks, "aliases run it")
 		}
+		if s.Floor {
+			marks = append(marks, "the null floor runs it")
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t[%s]\n", s.Name, s.About, strings.Join(marks, ", "))
 	}
 	fmt.Fprintf(tw, "  %s\tthe first answer, make's default matrix: %s\t\n", suite.HeadlineGroup,
@@ -289,7 +292,8 @@ func benchHelp(w io.Writer) {
 		fmt.Fprintf(w, "variants: variants.conf lists them (%v)\n", err)
 		return
 	}
-	fmt.Fprintln(tw, "variants (--variants; default: all; the aliases, series @TARGET, run the sweep sets only):")
+	fmt.Fprintln(tw, "variants (--variants; default: all; the aliases, series @TARGET, run the sweep sets only, "+
+		"the null floor the floor sets only):")
 	for _, v := range vs {
 		what := v.Text
 		if v.IsAlias() {
@@ -374,7 +378,7 @@ func configsCmd(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	vs, err := lab.Select(all, splitList(*variantList))
+	vs, err := lab.SelectTimerSets(all, splitList(*variantList))
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,9 @@
 // Package experiment runs a matrix of variants × benchmark sets × rounds into a results directory,
 // as timerlab bench asks: it selects the variants and sets, restricts the aliases to their sweep
-// sets, opens the toolchains (and sweet and bent where a set needs them), checks that a directory
-// being resumed was started with the same binaries on the same machine, records the build and the
-// environment, runs the cells not done yet with the executor of each set's tool, and assembles each
-// variant's raw file. Two modes split a matrix across machines: BuildOnly builds the test binaries
+// sets and the null floor to the floor sets, opens the toolchains (and sweet and bent where a set
+// needs them), checks that a directory being resumed was started with the same binaries on the
+// same machine, records the build and the environment, runs the cells not done yet with the
+// executor of each set's tool, and assembles each variant's raw file. Two modes split a matrix across machines: BuildOnly builds the test binaries
 // and stops; Prebuilt runs those binaries where there are no toolchains.
 //
 // Nothing here writes to a results directory before every check that can refuse it has passed.
@@ -65,7 +65,7 @@ type experiment struct {
 	prebuilt  *results.Build
 	buildOnly bool
 	sets      []suite.Set
-	only      map[string][]string // alias variant -> the sets it runs (matrix.Spec.Only)
+	only      map[string][]string // restricted variant (planRestricted) -> the sets it runs (matrix.Spec.Only)
 	// tools are sweet and bent, when a set of golang.org/x/benchmarks is selected; nil otherwise.
 	tools *xbench.Tools
 	// valgrind counts the instructions of a matrix of count sets (Instr); nil for one of timings.
@@ -134,8 +134,9 @@ func Prebuilt(ctx context.Context, l lab.Layout, out string, timeout time.Durati
 	return e.run(ctx, out, spec, timeout)
 }
 
-// plan selects the matrix's variants and sets, restricts the aliases to their sweep sets, and
-// opens the variants' toolchains, and sweet and bent if a set needs them.
+// plan selects the matrix's variants and sets, restricts the aliases to their sweep sets and the
+// null floor to the floor sets (planRestricted), and opens the variants' toolchains, and sweet and
+// bent if a set needs them.
 func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
 	vs, err := readVariants(l, o.Variants)
 	if err != nil {
@@ -154,7 +155,7 @@ func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.variants, e.only = planAliases(vs, e.sets, sweep, e.log); len(e.variants) == 0 {
+	if e.variants, e.only = planRestricted(vs, e.sets, sweep, suite.FloorSets(all), e.log); len(e.variants) == 0 {
 		return nil, errors.New("no variant left to run")
 	}
 	if e.toolchains, err = OpenToolchains(l, e.variants); err != nil {
@@ -225,26 +226,41 @@ func sweepSets(all []suite.Set, list []string) ([]string, error) {
 	return list, nil
 }
 
-// planAliases restricts every alias among vs to the selected sets that sweep names. It returns the
-// variants that have a set left to run, and the restriction of each alias as matrix.Spec.Only
-// wants it (nil when vs has no alias); an alias left with no set is dropped, with a line on log.
-func planAliases(vs []lab.Variant, sets []suite.Set, sweep []string, log io.Writer) ([]lab.Variant, map[string][]string) {
-	var runs []string // the selected sets an alias runs
-	for _, s := range sets {
-		if slices.Contains(sweep, s.Name) {
-			runs = append(runs, s.Name)
-		}
-	}
+// planRestricted restricts the variants that run only some sets: every alias among vs to the
+// selected sets that sweep names, and the null floor (lab.Variant.Null), whose AfterFunc timers
+// never fire, to the selected sets that floor names. It returns the variants that have a set left
+// to run, and the restriction of each restricted one as matrix.Spec.Only wants it (nil when vs
+// has none); a variant left with no set is dropped, with a line on log.
+func planRestricted(vs []lab.Variant, sets []suite.Set, sweep, floor []string, log io.Writer) ([]lab.Variant, map[string][]string) {
 	var kept []lab.Variant
 	only := map[string][]string{}
 	for _, v := range vs {
-		if !v.IsAlias() {
+		var allowed []string
+		var left string
+		switch {
+		case v.Null():
+			allowed = floor
+			left = fmt.Sprintf("%s (the null floor: its AfterFunc timers never fire)", v.Name)
+		case v.IsAlias():
+			allowed = sweep
+			left = fmt.Sprintf("%s (an alias of %s)", v.Name, v.Toolchain)
+		default:
 			kept = append(kept, v)
 			continue
 		}
+		var runs []string // the selected sets v runs
+		for _, s := range sets {
+			if slices.Contains(allowed, s.Name) {
+				runs = append(runs, s.Name)
+			}
+		}
 		if len(runs) == 0 {
-			fmt.Fprintf(log, "timerlab: %s (an alias of %s) runs only on the sets %s, none of them selected: left out "+
-				"(--sweep-sets all runs it on every set)\n", v.Name, v.Toolchain, strings.Join(sweep, ","))
+			fmt.Fprintf(log, "timerlab: %s runs only on the sets %s, none of them selected: left out", left,
+				strings.Join(allowed, ","))
+			if v.IsAlias() {
+				fmt.Fprint(log, " (--sweep-sets all runs it on every set)")
+			}
+			fmt.Fprintln(log)
 			continue
 		}
 		kept = append(kept, v)

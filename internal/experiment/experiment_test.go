@@ -162,12 +162,14 @@ func TestBenchUnknownSet(t *testing.T) {
 	}
 }
 
-// TestAliasesRunOnSweepSetsOnly checks the rule that keeps the slack sweep cheap: alias variants
-// run on the sets marked Sweep (wakeups) unless --sweep-sets says otherwise, and an alias with no
-// such set selected is left out; variants with a toolchain of their own run every set.
-func TestAliasesRunOnSweepSetsOnly(t *testing.T) {
+// TestRestrictedVariants checks the rules that keep the slack sweep cheap and the null floor
+// runnable: alias variants run on the sets marked Sweep (wakeups) unless --sweep-sets says
+// otherwise, the null floor on the sets marked Floor (floor) whatever --sweep-sets says, and a
+// restricted variant with no such set selected is left out; variants with a toolchain of their own
+// run every set.
+func TestRestrictedVariants(t *testing.T) {
 	vs := []lab.Variant{{Name: "heap", Toolchain: "heap"}, {Name: "slack", Toolchain: "slack"},
-		{Name: "slack-1ms", Toolchain: "slack"}}
+		{Name: "slack-1ms", Toolchain: "slack"}, {Name: "null", Toolchain: "null", Goexp: lab.NullExperiment}}
 	full := suite.Sets(false)
 	spec := func(sets []suite.Set, sweepList ...string) (matrix.Spec, string) {
 		t.Helper()
@@ -176,31 +178,36 @@ func TestAliasesRunOnSweepSetsOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		var log strings.Builder
-		kept, only := planAliases(vs, sets, sweep, &log)
+		kept, only := planRestricted(vs, sets, sweep, suite.FloorSets(full), &log)
 		e := &experiment{sets: sets, only: only, variants: kept}
 		return e.spec(6, 1), log.String()
 	}
 	s, _ := spec(full)
-	if !reflect.DeepEqual(s.Only, map[string][]string{"slack-1ms": {"wakeups"}}) {
-		t.Errorf("default Only = %v, want slack-1ms on wakeups alone", s.Only)
+	if !reflect.DeepEqual(s.Only, map[string][]string{"slack-1ms": {"wakeups"}, "null": {"floor"}}) {
+		t.Errorf("default Only = %v, want slack-1ms on wakeups alone, null on floor alone", s.Only)
 	}
-	perSet := map[string]int{}
+	perSet := map[string]map[string]int{"slack-1ms": {}, "null": {}, "heap": {}}
 	for _, c := range s.Cells() {
-		if c.Kind == matrix.Run && c.Variant == "slack-1ms" {
-			perSet[c.Set]++
+		if c.Kind == matrix.Run && perSet[c.Variant] != nil {
+			perSet[c.Variant][c.Set]++
 		}
 	}
-	if !reflect.DeepEqual(perSet, map[string]int{"wakeups": 6}) {
-		t.Errorf("slack-1ms run cells per set %v, want 6 rounds of wakeups", perSet)
+	if !reflect.DeepEqual(perSet["slack-1ms"], map[string]int{"wakeups": 6}) ||
+		!reflect.DeepEqual(perSet["null"], map[string]int{"floor": 6}) || perSet["heap"]["floor"] != 6 ||
+		len(perSet["heap"]) != len(full) {
+		t.Errorf("run cells per variant and set %v, want 6 rounds of wakeups for slack-1ms, of floor for null, "+
+			"of every set for heap", perSet)
 	}
 	timers, _ := suite.Find(full, "timers")
 	s, log := spec([]suite.Set{timers})
 	if !slices.Equal(s.Variants, []string{"heap", "slack"}) || s.Only != nil ||
-		!strings.Contains(log, "slack-1ms (an alias of slack) runs only on the sets wakeups, none of them selected") {
-		t.Errorf("timers alone: variants %v, Only %v, log %q; want slack-1ms left out, said so", s.Variants, s.Only, log)
+		!strings.Contains(log, "slack-1ms (an alias of slack) runs only on the sets wakeups, none of them selected") ||
+		!strings.Contains(log, "null (the null floor: its AfterFunc timers never fire) runs only on the sets floor, none") {
+		t.Errorf("timers alone: variants %v, Only %v, log %q; want slack-1ms and null left out, said so", s.Variants, s.Only, log)
 	}
-	if s, _ := spec(full, "all"); !slices.Equal(s.Only["slack-1ms"], s.Sets) || len(s.Variants) != 3 {
-		t.Errorf("--sweep-sets all: variants %v, Only %v; want every variant on every set", s.Variants, s.Only)
+	if s, _ := spec(full, "all"); !slices.Equal(s.Only["slack-1ms"], s.Sets) || !slices.Equal(s.Only["null"], []string{"floor"}) ||
+		len(s.Variants) != 4 {
+		t.Errorf("--sweep-sets all: variants %v, Only %v; want every variant on every set, but null on floor", s.Variants, s.Only)
 	}
 	if s, _ := spec(full, "timers", "wakeups"); !reflect.DeepEqual(s.Only["slack-1ms"], []string{"timers", "wakeups"}) {
 		t.Errorf("--sweep-sets timers,wakeups: Only %v", s.Only)

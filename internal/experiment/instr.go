@@ -43,7 +43,11 @@ func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error 
 	if err != nil {
 		return err
 	}
-	vs, err := readVariants(l, o.Variants)
+	all, err := l.ReadVariants()
+	if err != nil {
+		return err
+	}
+	vs, err := lab.SelectTimerSets(all, o.Variants)
 	if err != nil {
 		return err
 	}

@@ -242,6 +242,22 @@ func (v Variant) Slack() bool {
 	return HasSlack(v.Goexp)
 }
 
+// NullExperiment is the GOEXPERIMENT of the null floor (docs/wheel.md): not a timer set but a
+// measuring instrument, the heap with every AfterFunc timer kept out of the timer sets. Its
+// AfterFunc timers never fire, so it runs only the sets marked Floor (suite.Set).
+const NullExperiment = "timernull"
+
+// IsNull reports whether a toolchain built with the GOEXPERIMENT goexp is the null floor: goexp
+// names NullExperiment.
+func IsNull(goexp string) bool {
+	return slices.Contains(strings.Split(goexp, ","), NullExperiment)
+}
+
+// Null reports whether v is the null floor (IsNull of its GOEXPERIMENT).
+func (v Variant) Null() bool {
+	return IsNull(v.Goexp)
+}
+
 // Select returns the variants named in names, in the order of names; empty names selects all.
 func Select(all []Variant, names []string) ([]Variant, error) {
 	if len(names) == 0 {
@@ -257,6 +273,26 @@ func Select(all []Variant, names []string) ([]Variant, error) {
 			return nil, fmt.Errorf("variant %q named twice: its samples would count twice", n)
 		}
 		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// SelectTimerSets is Select for a command whose benchmarks need AfterFunc timers to fire (sweet,
+// bent, instruction counts): it leaves the null floor (Variant.Null) out of the default selection,
+// and refuses it when names names it.
+func SelectTimerSets(all []Variant, names []string) ([]Variant, error) {
+	vs, err := Select(all, names)
+	if err != nil {
+		return nil, err
+	}
+	var out []Variant
+	for _, v := range vs {
+		if !v.Null() {
+			out = append(out, v)
+		} else if len(names) > 0 {
+			return nil, fmt.Errorf("variant %s is the null floor, whose AfterFunc timers never fire: "+
+				"only timerlab bench's floor sets run it", v.Name)
+		}
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package lab
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -117,6 +118,36 @@ slack-0 @slack - timerslack=0 slack off, but slack's toolchain
 		if v.Slack() != want[v.Name] {
 			t.Errorf("%s (goexp %q): Slack = %v, want %v", v.Name, v.Goexp, v.Slack(), want[v.Name])
 		}
+	}
+}
+
+// TestNullFloor checks which variant is the null floor (its GOEXPERIMENT names timernull, whatever
+// its name says), and that the commands whose benchmarks need AfterFunc timers to fire leave it out
+// of their default selection and refuse it when named.
+func TestNullFloor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "variants.conf")
+	os.WriteFile(path, []byte(`heap all - - the baseline
+null all timernull - the null floor
+nullish all notimernull - named null, without it
+`), 0o644)
+	vs, err := readVariants(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"heap": false, "null": true, "nullish": false}
+	for _, v := range vs {
+		if v.Null() != want[v.Name] {
+			t.Errorf("%s (goexp %q): Null = %v, want %v", v.Name, v.Goexp, v.Null(), want[v.Name])
+		}
+	}
+	if got, err := SelectTimerSets(vs, nil); err != nil || !slices.Equal(Names(got), []string{"heap", "nullish"}) {
+		t.Errorf("SelectTimerSets of all = %v, %v; want heap and nullish", Names(got), err)
+	}
+	if got, err := SelectTimerSets(vs, []string{"nullish", "heap"}); err != nil || !slices.Equal(Names(got), []string{"nullish", "heap"}) {
+		t.Errorf("SelectTimerSets nullish,heap = %v, %v", Names(got), err)
+	}
+	if _, err := SelectTimerSets(vs, []string{"heap", "null"}); err == nil || !strings.Contains(err.Error(), "null is the null floor") {
+		t.Errorf("SelectTimerSets heap,null: %v, want the null floor refused", err)
 	}
 }
 

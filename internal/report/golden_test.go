@@ -25,6 +25,7 @@ func TestGolden(t *testing.T) {
 		{"floor", "testdata/floor", ""},
 		{"xbench", "testdata/xbench", ""},
 		{"wheel", "testdata/wheel", ""},
+		{"null", "testdata/null", ""},
 		{"results-with-xbench", "testdata/results", "testdata/xbench"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -65,12 +65,12 @@ func (r *Report) slackVariants() []string {
 
 // sweepVariants returns the variants of the slack sweep's table: those with timer slack
 // (slackVariants) and the aliases, whatever their toolchain (pwait2, upstream's proposal of
-// precise waits without slack, is the heap's), in the matrix's order.
+// precise waits without slack, is the heap's), in the matrix's order; not the null floor.
 func (r *Report) sweepVariants() []string {
 	slack := r.slackVariants()
 	var out []string
 	for _, v := range r.Variants[1:] {
-		if slices.Contains(slack, v) || r.isAlias(v) {
+		if slices.Contains(slack, v) || r.restricted(v) && !r.isNull(v) {
 			out = append(out, v)
 		}
 	}

@@ -40,10 +40,11 @@ func topName(name string) string {
 }
 
 // setVariants returns the variants that ran set with a table of their own: the baseline and the
-// others that are not aliases (main), and the aliases (sweep), each in the matrix's order.
+// others that are not aliases (main: the null floor, which runs only the floor sets, is shown
+// beside the variants whose floor it is), and the aliases (sweep), each in the matrix's order.
 func (r *Report) setVariants(set string) (main, sweep []string) {
 	for _, v := range r.ran(set) {
-		if r.isAlias(v) {
+		if r.restricted(v) && !r.isNull(v) {
 			sweep = append(sweep, v)
 		} else {
 			main = append(main, v)

@@ -15,7 +15,8 @@ import (
 // writeVerdict opens the report: for each headline figure of the workloads (suite.Workload's
 // Headlines) that the matrix measured, every variant but the aliases against the baseline, as
 // the ratio of their values with its 95% interval, and a reading of which variants did better or
-// worse. The aliases (the slack sweep and upstream's proposal) are judged in the sweep's table.
+// worse. The aliases (the slack sweep and upstream's proposal) are judged in the sweep's table; the
+// null floor, a measuring instrument, is judged by nobody.
 func (r *Report) writeVerdict(b *bytes.Buffer) {
 	b.WriteString("## Verdict\n\n")
 	if r.Variants[0] != lab.Baseline {
@@ -90,22 +91,30 @@ func (r *Report) writeVerdict(b *bytes.Buffer) {
 	b.WriteString("\n")
 }
 
-// verdictVariants are the variants the verdict judges: all but the baseline and the aliases.
+// verdictVariants are the variants the verdict judges: all but the baseline and those the matrix
+// ran on some sets only (the aliases and the null floor).
 func (r *Report) verdictVariants() []string {
 	var out []string
 	for _, v := range r.Variants[1:] {
-		if !r.isAlias(v) {
+		if !r.restricted(v) {
 			out = append(out, v)
 		}
 	}
 	return out
 }
 
-// isAlias reports whether variant is an alias of variants.conf (series @TARGET): the matrix
-// restricts every alias to its sweep sets, and only them.
-func (r *Report) isAlias(variant string) bool {
+// restricted reports whether the matrix ran variant on some of its sets only (matrix.Spec.Only):
+// an alias of variants.conf (series @TARGET), on its sweep sets, or the null floor, on the floor
+// sets.
+func (r *Report) restricted(variant string) bool {
 	_, ok := r.Spec.Only[variant]
 	return ok
+}
+
+// isNull reports whether variant is the null floor: its toolchain was built with lab.NullExperiment.
+func (r *Report) isNull(variant string) bool {
+	tc, _ := r.Env.Toolchain(variant)
+	return lab.IsNull(tc.GOEXPERIMENT)
 }
 
 // gomaxprocsSuffix is the -N a benchmark's name ends with when it ran at GOMAXPROCS N.

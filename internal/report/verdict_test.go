@@ -66,6 +66,28 @@ func TestGeomeanMatchesBenchstat(t *testing.T) {
 	}
 }
 
+// TestNullFloor checks where the report puts the null floor (testdata/null: heap, wheel and null
+// on the floor set, null restricted to it): in the set's table beside the variants whose floor it
+// is, and neither in the verdict, which judges timer sets, nor in the slack sweep.
+func TestNullFloor(t *testing.T) {
+	r, err := Load("testdata/null")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.isNull("null") || r.isNull("wheel") {
+		t.Fatalf("isNull: null %v, wheel %v; want the variant built with timernull alone", r.isNull("null"), r.isNull("wheel"))
+	}
+	if got := r.verdictVariants(); !slices.Equal(got, []string{"wheel"}) {
+		t.Errorf("verdict variants %v, want wheel alone", got)
+	}
+	if got := r.sweepVariants(); len(got) != 0 {
+		t.Errorf("slack sweep variants %v, want none", got)
+	}
+	if main, sweep := r.setVariants("floor"); !slices.Equal(main, []string{"heap", "wheel", "null"}) || len(sweep) != 0 {
+		t.Errorf("floor's tables: main %v, aliases %v; want heap, wheel and null in one", main, sweep)
+	}
+}
+
 // copyDir copies a recorded results directory of testdata into a temporary one.
 func copyDir(t *testing.T, src string) string {
 	t.Helper()

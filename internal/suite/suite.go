@@ -86,6 +86,9 @@ type Set struct {
 	// variants.conf (one toolchain at several GODEBUG settings) run on such sets only, unless
 	// timerlab bench --sweep-sets says otherwise.
 	Sweep bool
+	// Floor marks a set the null floor (variants.conf's null, lab.NullExperiment) can run: none of
+	// its benchmarks needs an AfterFunc timer to fire. The null floor runs on such sets only.
+	Floor bool
 }
 
 // ModuleDir returns the directory go commands for s run in: GOROOT/src for the standard library,
@@ -254,6 +257,17 @@ func SweepSets(sets []Set) []string {
 	var names []string
 	for _, s := range sets {
 		if s.Sweep {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
+// FloorSets returns the names of the sets marked Floor, in order.
+func FloorSets(sets []Set) []string {
+	var names []string
+	for _, s := range sets {
+		if s.Floor {
 			names = append(names, s.Name)
 		}
 	}

@@ -142,9 +142,9 @@ func TestXBenchSets(t *testing.T) {
 			t.Errorf("default sets hold %s", s.Name)
 		}
 	}
-	if len(Default(full)) != len(full)-len(xb)-2 {
-		t.Errorf("Default left out %d sets, want %d (those of golang.org/x/benchmarks, std-time-ops and std-time-latency)",
-			len(full)-len(Default(full)), len(xb)+2)
+	if len(Default(full)) != len(full)-len(xb)-3 {
+		t.Errorf("Default left out %d sets, want %d (those of golang.org/x/benchmarks, std-time-ops, std-time-latency and floor)",
+			len(full)-len(Default(full)), len(xb)+3)
 	}
 	for _, s := range Sets(true) {
 		if s.Tool != GoTest {

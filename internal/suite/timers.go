@@ -19,6 +19,13 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 			{Name: "timers-gcoff", Expect: []string{timeoutVsNGCOff}, Sub: level(liveSizes.Pattern(quick)),
 				Benchtime: pick(quick, "1s", "100ms"),
 				About:     "TimeoutVsN with the garbage collector off while timed: the timer set's own cost against N"},
+			// The floor under CostVsN and TimeoutVsN: what AfterFunc+Stop costs when no timer set
+			// does any work, measured by the null floor (variants.conf's null) beside the variants
+			// whose floor it is. The only set the null floor can run, whose AfterFunc timers never
+			// fire; a set of its own, named when wanted, since it repeats benchmarks of timers.
+			{Name: "floor", Expect: []string{costVsN, timeoutVsN}, Sub: level(floorSizes.Pattern(quick)),
+				Benchtime: pick(quick, "1s", "100ms"), OptIn: true, Floor: true,
+				About: "AfterFunc+Stop with N long timers live, beside the null floor: what no timer set can remove"},
 			// StoppedBytes on one P, as golang/go#75935 reports it: see the benchmark.
 			{Name: "timers-stopped", Expect: []string{"StoppedBytes"}, Benchtime: pick(quick, "3x", "1x"), CPU: "1",
 				About: "what a stopped AfterFunc keeps reachable: 20K stopped inside a heap of 120K, " +
@@ -36,7 +43,7 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 		Note: "CostVsN: a timer due among the live ones; TimeoutVsN: a timeout due before all of them; " +
 			"TimeoutVsNGCOff: TimeoutVsN with the garbage collector off while timed, the timer set's own cost; " +
 			"AllocVsN: allocating a timer-sized object with no timer, a lower bound under CostVsN and TimeoutVsN " +
-			"(too low at large N; the floor itself: scripts/null-floor.sh, docs/log)."}},
+			"(too low at large N; the floor itself: the null floor on the floor set, docs/wheel.md)."}},
 	Headlines: []Headline{
 		{Bench: timeoutVsN + "/N=1K", Unit: "sec/op", Label: "a timeout started and stopped, 1K timers live"},
 		{Bench: timeoutVsN + "/N=4M", Unit: "sec/op", Label: "a timeout started and stopped, 4M timers live"},
@@ -57,6 +64,9 @@ const (
 var (
 	// liveSizes are the numbers of long timers live in the cost-vs-N benchmarks.
 	liveSizes = Sizes{Param: "N", Full: []string{"1K", "100K", "1M", "4M"}, Quick: []string{"1K", "100K"}}
+	// floorSizes are the numbers of long timers live in the floor set: the least and the most of
+	// liveSizes.
+	floorSizes = Sizes{Param: "N", Full: []string{"1K", "4M"}, Quick: []string{"1K", "100K"}}
 	// burstSize is the number of timers BenchmarkBurst starts at once.
 	burstSize = Sizes{Param: "timers", Full: []string{"1M"}, Quick: []string{"100K"}}
 	// firingSizes are the numbers of timers BenchmarkFireAll lets fire.

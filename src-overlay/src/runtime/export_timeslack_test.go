@@ -114,10 +114,8 @@ type NoopTimer timeTimer
 // TimerNoopAfter arms a NoopTimer due in d nanoseconds, with the slack of
 // the current policy, on the P that runs the caller as it arms it.
 func TimerNoopAfter(d int64) *NoopTimer {
-	t := new(timeTimer)
-	t.timer.init(func(any, uintptr, int64) {}, nil)
-	t.reset(nanotime()+d, 0)
-	return (*NoopTimer)(t)
+	now := nanotime()
+	return (*NoopTimer)(newTimer(now+d, 0, func(any, uintptr, int64) {}, nil, nil, now))
 }
 
 // Stop stops t.
