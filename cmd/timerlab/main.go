@@ -12,19 +12,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"timerlab/internal/configs"
 	"timerlab/internal/experiment"
 	"timerlab/internal/instr"
 	"timerlab/internal/lab"
-	"timerlab/internal/matrix"
 	"timerlab/internal/report"
-	"timerlab/internal/suite"
-	"timerlab/internal/toolchain"
 	"timerlab/internal/verify"
 	"timerlab/internal/xbench"
 )
@@ -257,51 +252,14 @@ func benchCmd(ctx context.Context, args []string) error {
 		Timeout: *timeout, BuildOnly: *buildOnly, Log: os.Stderr}, *out)
 }
 
-// benchHelp lists what bench -h says after its flags: the sets of each mode, the group headline,
-// and the variants of this checkout.
+// benchHelp lists what bench -h says after its flags (experiment.Help): the sets, the variants.
 func benchHelp(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark sets (--sets; default: all but those marked \"when named\"):")
-	quick := suite.Sets(true)
-	for _, s := range suite.Sets(false) {
-		var marks []string
-		if s.OptIn {
-			marks = append(marks, "when named")
-		}
-		if _, ok := suite.Find(quick, s.Name); ok {
-			marks = append(marks, "quick too")
-		}
-		if s.Sweep {
-			marks = append(marks, "aliases run it")
-		}
-		if s.Floor {
-			marks = append(marks, "the null floor runs it")
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t[%s]\n", s.Name, s.About, strings.Join(marks, ", "))
-	}
-	fmt.Fprintf(tw, "  %s\tthe first answer, make's default matrix: %s\t\n", suite.HeadlineGroup,
-		strings.Join(suite.HeadlineSets, ", "))
-	tw.Flush()
-	fmt.Fprintln(w)
 	l, err := checkout()
 	var vs []lab.Variant
 	if err == nil {
 		vs, err = l.ReadVariants()
 	}
-	if err != nil {
-		fmt.Fprintf(w, "variants: variants.conf lists them (%v)\n", err)
-		return
-	}
-	fmt.Fprintln(tw, "variants (--variants; default: all; the aliases, series @TARGET, run the sweep sets only, "+
-		"the null floor the floor sets only):")
-	for _, v := range vs {
-		what := v.Text
-		if v.IsAlias() {
-			what = "alias of " + v.Toolchain + ", GODEBUG=" + v.Godebug + ": " + what
-		}
-		fmt.Fprintf(tw, "  %s\t%s\n", v.Name, what)
-	}
-	tw.Flush()
+	experiment.Help(w, vs, err)
 }
 
 // matrixFlags returns the flags set on fs that shape a matrix or build one (all but --out,
@@ -330,41 +288,12 @@ func reportCmd(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *xbenchDir == "" && *dir == "" { // the main matrix, with that of golang.org/x/benchmarks if there is one
-		if _, err := matrix.ReadSpec(l.XBenchResults()); err == nil {
-			*xbenchDir = l.XBenchResults()
-		}
-	}
-	if *dir == "" {
-		*dir = l.Results(false)
-	}
-	if *docs == "" {
-		*docs = l.Docs()
-	}
-	r, err := report.Load(*dir)
-	if err != nil {
-		return err
-	}
-	if *xbenchDir != "" && *xbenchDir != "none" {
-		if err := r.LoadXBench(*xbenchDir); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "timerlab: the golang.org/x/benchmarks section from %s\n", *xbenchDir)
-	}
-	err = r.Write(*docs)
-	for _, w := range r.Warnings { // Write adds those about the profiles
-		fmt.Fprintln(os.Stderr, "timerlab: warning:", w)
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "timerlab: wrote %s\n", filepath.Join(*docs, lab.ReportFile))
-	return nil
+	return report.Render(l, *dir, *docs, *xbenchDir, os.Stderr)
 }
 
 func configsCmd(_ context.Context, args []string) error {
 	fs := newFlags("configs", nil)
-	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf)")
+	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf but the null floor)")
 	out := fs.String("out", "", "directory for the files (default: $TIMERLAB_BUILD/results)")
 	profile := fs.Bool("cpuprofile", true, "ask bent and sweet for CPU profiles")
 	if err := parse(fs, args, false); err != nil {
@@ -374,22 +303,7 @@ func configsCmd(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	all, err := l.ReadVariants()
-	if err != nil {
-		return err
-	}
-	vs, err := lab.SelectTimerSets(all, splitList(*variantList))
-	if err != nil {
-		return err
-	}
-	if *out == "" {
-		*out = l.Results(false)
-	}
-	var infos []toolchain.Info
-	for _, v := range vs {
-		infos = append(infos, toolchain.Planned(l, v))
-	}
-	paths, err := configs.Write(*out, infos, *profile)
+	paths, err := configs.WriteFor(l, splitList(*variantList), *out, *profile)
 	for _, p := range paths {
 		fmt.Println(p)
 	}
@@ -414,22 +328,11 @@ func xbenchCmd(ctx context.Context, args []string) error {
 	return err
 }
 
-// defaultInstrBench are the time package's timer benchmarks whose instructions per op are stable
-// from run to run. Left out: AdjustTimers10000, whose ops reset one of 10000 timers to fire in
-// 1ns and then sleep 1µs, so how often the idle P wakes and adjusts the heap follows the wall
-// clock (its count varies by 5% under cachegrind); and the latency benchmarks, which measure
-// wall-clock delays (docs/metrics.md).
-var defaultInstrBench = []string{
-	"BenchmarkAfterFunc1000", "BenchmarkAfter", "BenchmarkStop", "BenchmarkSimultaneousAfterFunc1000",
-	"BenchmarkStartStop1000", "BenchmarkReset", "BenchmarkSleep1000", "BenchmarkTicker",
-	"BenchmarkTickerReset", "BenchmarkTickerResetNaive",
-}
-
 func instrCmd(ctx context.Context, args []string) error {
 	fs := newFlags("instr", nil)
 	variantList := fs.String("variants", "heap,upstream", "comma-separated variants, the first the baseline")
 	pkg := fs.String("pkg", "time", "the std package whose benchmarks run")
-	benchList := fs.String("bench", strings.Join(defaultInstrBench, ","), "comma-separated benchmark names "+
+	benchList := fs.String("bench", strings.Join(experiment.DefaultInstrBench, ","), "comma-separated benchmark names "+
 		"(BenchmarkX or BenchmarkX/sub); a benchmark with sub-benchmarks is measured per sub-benchmark")
 	rounds := fs.Int("rounds", 6, "measurements per benchmark and variant, interleaved round-robin, at least 1")
 	n := fs.Int("n", 0, fmt.Sprintf("iterations of the shorter run, the longer one runs 2N (default: per benchmark, "+

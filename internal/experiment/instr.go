@@ -31,6 +31,17 @@ func CountSet(pkg string) string {
 	return "instr-" + strings.NewReplacer("/", "-", ".", "-").Replace(strings.ToLower(pkg))
 }
 
+// DefaultInstrBench are the time package's timer benchmarks whose instructions per op are stable
+// from run to run. Left out: AdjustTimers10000, whose ops reset one of 10000 timers to fire in
+// 1ns and then sleep 1µs, so how often the idle P wakes and adjusts the heap follows the wall
+// clock (its count varies by 5% under cachegrind); and the latency benchmarks, which measure
+// wall-clock delays (docs/metrics.md).
+var DefaultInstrBench = []string{
+	"BenchmarkAfterFunc1000", "BenchmarkAfter", "BenchmarkStop", "BenchmarkSimultaneousAfterFunc1000",
+	"BenchmarkStartStop1000", "BenchmarkReset", "BenchmarkSleep1000", "BenchmarkTicker",
+	"BenchmarkTickerReset", "BenchmarkTickerResetNaive",
+}
+
 // Instr runs the matrix of instruction counts o selects in out: the variants × one count set ×
 // rounds, rotated and resumable as any matrix, its environment recorded in env.json and build.json.
 // Before the first cell, each benchmark's N is fixed (instr.MakePlan, with test binaries built in a

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -444,4 +445,42 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// Render renders the matrix in the results directory dir into docs (lab.ReportFile and its
+// charts), with the section of golang.org/x/benchmarks from the results directory xbench ("none":
+// no such section), and says on log what it wrote and what it warns about. Empty arguments take
+// the layout's defaults: the main matrix, the checkout's docs, and the layout's matrix of
+// golang.org/x/benchmarks when dir is the default and that directory holds a matrix.
+func Render(l lab.Layout, dir, docs, xbench string, log io.Writer) error {
+	if xbench == "" && dir == "" {
+		if _, err := matrix.ReadSpec(l.XBenchResults()); err == nil {
+			xbench = l.XBenchResults()
+		}
+	}
+	if dir == "" {
+		dir = l.Results(false)
+	}
+	if docs == "" {
+		docs = l.Docs()
+	}
+	r, err := Load(dir)
+	if err != nil {
+		return err
+	}
+	if xbench != "" && xbench != "none" {
+		if err := r.LoadXBench(xbench); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "timerlab: the golang.org/x/benchmarks section from %s\n", xbench)
+	}
+	err = r.Write(docs)
+	for _, w := range r.Warnings { // Write adds those about the profiles
+		fmt.Fprintln(log, "timerlab: warning:", w)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "timerlab: wrote %s\n", filepath.Join(docs, lab.ReportFile))
+	return nil
 }
