@@ -12,7 +12,7 @@
 #
 # and the output of every failed run is kept as build/dist-test/VARIANT/NAME.N.log. A test already
 # recorded (pass, flaky or fail) is not run again, so an interrupted run continues where it stopped;
-# remove the results file to start over. A test that skips itself passes (dist test reports it as
+# remove the results file to start over, or a test's line to run it again. A test that skips itself passes (dist test reports it as
 # ok). It prints a progress line per test and, at the end, the summary, also written to
 # build/dist-test/VARIANT/summary. The results file names the toolchain's stamp: results of an
 # older toolchain of the variant are refused, not mixed in.
@@ -42,7 +42,17 @@ else
 	echo "# stamp $stamp" >"$results"
 fi
 
-export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS=
+# The tests run as on a builder, not from inside this checkout: the toolchain lies under the
+# timerlab module, so tests that run go list from GOROOT (go/importer, go/types) would find
+# timerlab's go.mod above it, and the shared build cache holds cgo outputs of other copies of the
+# same tree (bent's GOROOTs) whose paths vet then follows. So GOROOT is a link to the toolchain
+# from a directory of its own, and the build cache is the variant's, under its results; both go
+# when the run ends (the cache when every test is recorded).
+link=$(mktemp -d "${TMPDIR:-/tmp}/timerlab-dist-$variant.XXXXXX")
+trap 'rm -rf "$link"' EXIT
+ln -s "$tc" "$link/go"
+tc=$link/go
+export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS= GOCACHE=$dir/gocache GOWORK=off
 unset GOEXPERIMENT GOMAXPROCS
 godebug=$(variant_field "$variant" godebug)
 [ -z "$godebug" ] || export GODEBUG=$godebug
@@ -92,4 +102,5 @@ count() { grep -c " $1 " "$results" || true; }
 	echo "passed $(count pass), flaky $(count flaky), failed $(count fail), of ${#tests[@]}"
 	grep " fail \| flaky " "$results" | sed 's/^/  /' || true
 } | tee "$dir/summary"
+rm -rf "$dir/gocache"
 [ "$(count fail)" = 0 ]

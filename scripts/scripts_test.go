@@ -102,6 +102,7 @@ tool)
 		name=${name%$}
 		name=${name//\\/}
 		echo "$name" >>"$TIMERLAB_BUILD/dist.count"
+		echo "$GOROOT $GOCACHE" >"$TIMERLAB_BUILD/dist.env"
 		case " ${FAKE_DIST_FAIL:-} " in *" $name "*) echo "--- FAIL: $name"; exit 1 ;; esac
 		case " ${FAKE_DIST_FLAKY:-} " in *" $name "*)
 			if ! grep -qx "$name" "$TIMERLAB_BUILD/dist.flaked" 2>/dev/null; then
@@ -787,6 +788,32 @@ func TestTestVariantOtherBuilds(t *testing.T) {
 	wantOneLineError(t, r, "null: 1 package runs failed")
 }
 
+// TestTestVariantRuntime checks --runtime: the runtime's tests with no -run filter, with -short,
+// without it, and with static lock ranking on top of the variant's experiments (only lock ranking
+// for heap), and none of the timer groups or the other builds.
+func TestTestVariantRuntime(t *testing.T) {
+	w := newWorld(t)
+	for _, tc := range []struct {
+		variant, goexp string
+	}{{"heap", "staticlockranking"}, {"wheel", "timerwheel,staticlockranking"}} {
+		w.mustRun(t, "build-toolchain.sh", tc.variant)
+		r := w.mustRun(t, "test-variant.sh", tc.variant, "--runtime")
+		for _, want := range []string{
+			tc.variant + " short: go test -short -count=1 -timeout=30m runtime\n",
+			tc.variant + " long: go test -count=1 -timeout=60m runtime\n",
+			"fake go test: GOARCH= GOEXPERIMENT=" + tc.goexp + " -short -count=1 -timeout=30m runtime\n",
+			"passed: runtime[short] runtime[long] runtime[lockrank]\n",
+		} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%s --runtime: no %q in:\n%s", tc.variant, want, r.stdout)
+			}
+		}
+		if strings.Contains(r.stdout, " -run ") || strings.Contains(r.stdout, "time context") {
+			t.Errorf("%s --runtime ran a filtered or a timer group:\n%s", tc.variant, r.stdout)
+		}
+	}
+}
+
 // TestCrossCheck runs cross-check.sh on the fake toolchain: by default the four combinations of
 // experiments on darwin/arm64 and windows/amd64 and both experiments on linux/386 and linux/arm64,
 // each vetted then built; --all every combination on the four ports; a failing build is named in
@@ -858,6 +885,14 @@ func TestDistTestRecordsAndResumes(t *testing.T) {
 	}
 	if !w.exists("build/dist-test/heap/cmd_x.2.log") || w.exists("build/dist-test/heap/go_test:a+b.1.log") {
 		t.Errorf("the failed runs' logs are not kept, or a passed one's is")
+	}
+	// The tests run as on a builder: GOROOT a link to the toolchain from outside the checkout,
+	// removed after; the build cache the variant's own, removed once every test is recorded.
+	env2 := strings.Fields(w.read(t, "build/dist.env"))
+	if len(env2) != 2 || strings.HasPrefix(env2[0], w.dir) || env2[1] != w.path("build/dist-test/heap/gocache") {
+		t.Errorf("dist test ran with GOROOT and GOCACHE %q: want a link outside %s and the variant's cache", env2, w.dir)
+	} else if _, err := os.Lstat(env2[0]); err == nil {
+		t.Errorf("the link %s to the toolchain is left behind", env2[0])
 	}
 	runs := w.read(t, "build/dist.count")
 	if want := "go_test:a+b\ncmd/x\ncmd/x\nruntime:cpu1\nruntime:cpu1\n"; runs != want {

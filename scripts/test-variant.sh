@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# test-variant.sh VARIANT [--quick|--full]: run Go's own tests that exercise timers with the
+# test-variant.sh VARIANT [--quick|--full|--runtime]: run Go's own tests that exercise timers with the
 # variant's toolchain, from its GOROOT, and print which packages passed.
 #
 #   --quick (default)  -short, one run, the toolchain's GOMAXPROCS: a few minutes, for CI.
 #   --full             no -short, -count=3 at GOMAXPROCS=1, 2 and 8 (P destruction and timer
 #                      stealing), then the same packages under -race.
+#   --runtime          the runtime's tests in full, with no -run filter: with -short, without it,
+#                      and with -short under GOEXPERIMENT=<the variant's>,staticlockranking (about
+#                      25 min on 2 cores). What an upstream runtime change must pass beyond the
+#                      timer tests (go tool dist test runs the rest: dist-test.sh).
 #
 # In both modes a variant with slack also runs its runtime tests as 386 binaries, and a variant
 # with the wheel its runtime tests with GOEXPERIMENT=...,staticlockranking (about 40 s each). The
@@ -22,7 +26,7 @@ source "$(dirname "$0")/lib.sh"
 variant=${1:-}
 mode=${2:---quick}
 require_variant "$variant"
-case $mode in --quick | --full) ;; *) die "unknown mode '$mode' (want --quick or --full)" ;; esac
+case $mode in --quick | --full | --runtime) ;; *) die "unknown mode '$mode' (want --quick, --full or --runtime)" ;; esac
 tc=$(toolchain_dir "$variant")
 require_toolchain "$variant"
 
@@ -93,6 +97,11 @@ if [[ ,$goexp, == *,timernull,* ]]; then
 	rm -f "$out"
 elif [ "$mode" = --quick ]; then
 	run_group quick -short -count=1
+elif [ "$mode" = --runtime ]; then
+	groups=("runtime|")
+	run_group short -short -count=1 -timeout=30m
+	run_group long -count=1 -timeout=60m
+	run_group lockrank -short -count=1 -timeout=30m GOEXPERIMENT="${goexp:+$goexp,}staticlockranking"
 else
 	for procs in 1 2 8; do
 		export GOMAXPROCS=$procs
@@ -102,14 +111,15 @@ else
 	run_group race -race -count=1 -timeout=30m
 fi
 
-# Builds this machine can also run, in both modes: a variant with slack runs its runtime tests as a
-# 386 binary (epoll_pwait2's timespec differs from the runtime's on 32-bit ports: issue 27), and a
-# variant with the wheel runs its with static lock ranking (the wheel takes timer locks in new orders).
-if [[ ,$goexp, == *,timerslack,* ]]; then
+# Builds this machine can also run, in --quick and --full: a variant with slack runs its runtime
+# tests as a 386 binary (epoll_pwait2's timespec differs from the runtime's on 32-bit ports: issue
+# 27), and a variant with the wheel runs its with static lock ranking (the wheel takes timer locks in
+# new orders). --runtime ran the runtime's tests in full with lock ranking already.
+if [ "$mode" != --runtime ] && [[ ,$goexp, == *,timerslack,* ]]; then
 	groups=("runtime|Slack|Epoll")
 	run_group 386 -short -count=1 GOARCH=386
 fi
-if [[ ,$goexp, == *,timerwheel,* ]]; then
+if [ "$mode" != --runtime ] && [[ ,$goexp, == *,timerwheel,* ]]; then
 	groups=("runtime|Timer|Wheel")
 	run_group lockrank -short -count=1 GOEXPERIMENT="$goexp,staticlockranking"
 fi
