@@ -755,16 +755,21 @@ func TestTestVariantAliasUsesTargetWithItsGodebug(t *testing.T) {
 func TestTestVariantOtherBuilds(t *testing.T) {
 	w := newWorld(t)
 	w.addSlack(t, "wheel-slack all timerwheel,timerslack - both", "null all timernull - the null floor")
+	w.write(t, "src-overlay/src/runtime/timewheel.go", "package runtime\n\nconst (\n\tverifyWheel = false\n)\n")
+	verify := " verify: go test -short -count=1 -overlay="
+	skip := "-skip=^TestTimerWheelModelFullSlots$ -run 'Timer|Wheel' runtime\n"
 	for _, tc := range []struct {
 		variant   string
 		want, not []string
 	}{
-		{"heap", nil, []string{"GOARCH=386", "staticlockranking", "TestTimerNull"}},
+		{"heap", nil, []string{"GOARCH=386", "staticlockranking", "TestTimerNull", "-overlay"}},
 		{"null", []string{"-run '^TestTimerNull$' runtime", "passed: runtime[TestTimerNull]\n"},
 			[]string{"time context", "GOARCH=386", "staticlockranking"}},
 		{"slack", []string{"fake go test: GOARCH=386 GOEXPERIMENT= -short -count=1 -run Slack|Epoll runtime"}, []string{"staticlockranking"}},
-		{"wheel", []string{"fake go test: GOARCH= GOEXPERIMENT=timerwheel,staticlockranking -short -count=1 -run Timer|Wheel runtime"}, []string{"GOARCH=386"}},
-		{"wheel-slack", []string{"GOARCH=386 GOEXPERIMENT= ", "GOEXPERIMENT=timerwheel,timerslack,staticlockranking "}, nil},
+		{"wheel", []string{"fake go test: GOARCH= GOEXPERIMENT=timerwheel,staticlockranking -short -count=1 -run Timer|Wheel runtime",
+			"wheel" + verify, skip, "runtime[verify]"}, []string{"GOARCH=386"}},
+		{"wheel-slack", []string{"GOARCH=386 GOEXPERIMENT= ", "GOEXPERIMENT=timerwheel,timerslack,staticlockranking ",
+			"wheel-slack" + verify, "runtime[verify]"}, nil},
 	} {
 		w.mustRun(t, "build-toolchain.sh", tc.variant)
 		r := w.mustRun(t, "test-variant.sh", tc.variant, "--quick")
@@ -783,6 +788,13 @@ func TestTestVariantOtherBuilds(t *testing.T) {
 			t.Errorf("%s: a run failed:\n%s", tc.variant, r.stdout)
 		}
 	}
+	// The verify run edits timewheel.go's verifyWheel line through an overlay, which must still
+	// find the line; the toolchain's own file stays as it was.
+	if got := w.read(t, "build/toolchains/wheel/src/runtime/timewheel.go"); !strings.Contains(got, "verifyWheel = false") {
+		t.Errorf("the verify run changed the toolchain's timewheel.go:\n%s", got)
+	}
+	w.write(t, "build/toolchains/wheel/src/runtime/timewheel.go", "package runtime\n")
+	wantOneLineError(t, w.run(t, "test-variant.sh", "wheel", "--quick"), "lines 'verifyWheel = false' (want 1): the verify run no longer applies")
 	// A -run that matches no test passes go test: the null floor's run must say its test passed.
 	r := w.runEnv(t, []string{"FAKE_TEST_NOTESTS=1"}, "test-variant.sh", "null", "--quick")
 	wantOneLineError(t, r, "null: 1 package runs failed")

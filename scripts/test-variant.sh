@@ -10,9 +10,10 @@
 #                      25 min on 2 cores). What an upstream runtime change must pass beyond the
 #                      timer tests (go tool dist test runs the rest: dist-test.sh).
 #
-# In both modes a variant with slack also runs its runtime tests as 386 binaries, and a variant
-# with the wheel its runtime tests with GOEXPERIMENT=...,staticlockranking (about 40 s each). The
-# null floor (GOEXPERIMENT=timernull), whose AfterFunc timers never fire, runs only its own test.
+# In --quick and --full a variant with slack also runs its runtime tests as 386 binaries, and a
+# variant with the wheel its runtime tests with GOEXPERIMENT=...,staticlockranking (about 40 s each)
+# and with its verify mode on (verifyWheel, about 100 s). The null floor (GOEXPERIMENT=timernull),
+# whose AfterFunc timers never fire, runs only its own test.
 #
 # Extra `go test` flags can be passed in TIMERLAB_TESTFLAGS (e.g. -v); they come last, so a -run
 # there replaces each group's own.
@@ -122,6 +123,19 @@ fi
 if [ "$mode" != --runtime ] && [[ ,$goexp, == *,timerwheel,* ]]; then
 	groups=("runtime|Timer|Wheel")
 	run_group lockrank -short -count=1 GOEXPERIMENT="$goexp,staticlockranking"
+	# The wheel's verify mode: verifyWheel, a constant of timewheel.go that compiles out, checks
+	# every invariant of every P's wheel after each of its operations. The same tests run once
+	# more with it on, through an overlay of timewheel.go (about 100 s, most of it the stress
+	# test). TestTimerWheelModelFullSlots lowers the slot limit for the whole process, which verify
+	# would then report in the real wheels: it is skipped there, and runs in every other group.
+	verify=$(mktemp -d)
+	trap 'rm -rf "$verify"' EXIT
+	wheelgo=$tc/src/runtime/timewheel.go
+	n=$(grep -cx $'\tverifyWheel = false' "$wheelgo" 2>/dev/null || true)
+	[ "$n" = 1 ] || die "$wheelgo has ${n:-no} lines 'verifyWheel = false' (want 1): the verify run no longer applies"
+	sed 's/^\tverifyWheel = false$/\tverifyWheel = true/' "$wheelgo" >"$verify/timewheel.go"
+	printf '{"Replace":{"%s":"%s"}}\n' "$wheelgo" "$verify/timewheel.go" >"$verify/overlay.json"
+	run_group verify -short -count=1 -overlay="$verify/overlay.json" -skip='^TestTimerWheelModelFullSlots$'
 fi
 
 echo "passed: ${passed[*]:-none}"
