@@ -254,20 +254,19 @@ func Overlap(a, b Set) (Expected, bool) {
 
 // SweepSets returns the names of the sets marked Sweep, in order.
 func SweepSets(sets []Set) []string {
-	var names []string
-	for _, s := range sets {
-		if s.Sweep {
-			names = append(names, s.Name)
-		}
-	}
-	return names
+	return namesWhere(sets, func(s Set) bool { return s.Sweep })
 }
 
 // FloorSets returns the names of the sets marked Floor, in order.
 func FloorSets(sets []Set) []string {
+	return namesWhere(sets, func(s Set) bool { return s.Floor })
+}
+
+// namesWhere returns the names of the sets for which marked is true, in order.
+func namesWhere(sets []Set, marked func(Set) bool) []string {
 	var names []string
 	for _, s := range sets {
-		if s.Floor {
+		if marked(s) {
 			names = append(names, s.Name)
 		}
 	}
