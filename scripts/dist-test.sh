@@ -45,13 +45,14 @@ fi
 # The tests run as on a builder, not from inside this checkout: the toolchain lies under the
 # timerlab module, so tests that run go list from GOROOT (go/importer, go/types) would find
 # timerlab's go.mod above it, and the shared build cache holds cgo outputs of other copies of the
-# same tree (bent's GOROOTs) whose paths vet then follows. So GOROOT is a link to the toolchain
-# from a directory of its own, and the build cache is the variant's, under its results; both go
-# when the run ends (the cache when every test is recorded).
-link=$(mktemp -d "${TMPDIR:-/tmp}/timerlab-dist-$variant.XXXXXX")
-trap 'rm -rf "$link"' EXIT
-ln -s "$tc" "$link/go"
-tc=$link/go
+# same tree (bent's GOROOTs) whose paths vet then follows. So GOROOT is a copy of the toolchain
+# made of hard links (cp -al: no bytes copied) in a directory of its own, not a symbolic link,
+# whose parent is not the one .. leads to (testing's TestChdir); and the build cache is the
+# variant's, under its results. Both go when the run ends (the cache when every test is recorded).
+copy=$(mktemp -d "${TMPDIR:-/tmp}/timerlab-dist-$variant.XXXXXX")
+trap 'rm -rf "$copy"' EXIT
+cp -al "$tc" "$copy/go" || die "cannot link the toolchain of $variant into $copy (another file system?)"
+tc=$copy/go
 export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS= GOCACHE=$dir/gocache GOWORK=off
 unset GOEXPERIMENT GOMAXPROCS
 godebug=$(variant_field "$variant" godebug)

@@ -102,7 +102,7 @@ tool)
 		name=${name%$}
 		name=${name//\\/}
 		echo "$name" >>"$TIMERLAB_BUILD/dist.count"
-		echo "$GOROOT $GOCACHE" >"$TIMERLAB_BUILD/dist.env"
+		echo "$GOROOT $GOCACHE $(cd "$GOROOT" && pwd -P)" >"$TIMERLAB_BUILD/dist.env"
 		case " ${FAKE_DIST_FAIL:-} " in *" $name "*) echo "--- FAIL: $name"; exit 1 ;; esac
 		case " ${FAKE_DIST_FLAKY:-} " in *" $name "*)
 			if ! grep -qx "$name" "$TIMERLAB_BUILD/dist.flaked" 2>/dev/null; then
@@ -898,13 +898,15 @@ func TestDistTestRecordsAndResumes(t *testing.T) {
 	if !w.exists("build/dist-test/heap/cmd_x.2.log") || w.exists("build/dist-test/heap/go_test:a+b.1.log") {
 		t.Errorf("the failed runs' logs are not kept, or a passed one's is")
 	}
-	// The tests run as on a builder: GOROOT a link to the toolchain from outside the checkout,
-	// removed after; the build cache the variant's own, removed once every test is recorded.
+	// The tests run as on a builder: GOROOT a copy of the toolchain outside the checkout, a real
+	// directory (not a symbolic link), removed after; the build cache the variant's own.
 	env2 := strings.Fields(w.read(t, "build/dist.env"))
-	if len(env2) != 2 || strings.HasPrefix(env2[0], w.dir) || env2[1] != w.path("build/dist-test/heap/gocache") {
-		t.Errorf("dist test ran with GOROOT and GOCACHE %q: want a link outside %s and the variant's cache", env2, w.dir)
+	if len(env2) != 3 || strings.HasPrefix(env2[0], w.dir) || env2[1] != w.path("build/dist-test/heap/gocache") ||
+		env2[2] != env2[0] {
+		t.Errorf("dist test ran with GOROOT, GOCACHE and GOROOT's physical path %q: want a copy outside %s, "+
+			"the variant's cache", env2, w.dir)
 	} else if _, err := os.Lstat(env2[0]); err == nil {
-		t.Errorf("the link %s to the toolchain is left behind", env2[0])
+		t.Errorf("the copy %s of the toolchain is left behind", env2[0])
 	}
 	runs := w.read(t, "build/dist.count")
 	if want := "go_test:a+b\ncmd/x\ncmd/x\nruntime:cpu1\nruntime:cpu1\n"; runs != want {
