@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -302,4 +303,73 @@ func fireAll(b *testing.B, n int) {
 		cpu += rusage.Read(b).CPU - before
 	}
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), units.CPUTimer)
+}
+
+// The crowd of BenchmarkStopDuringCascade: timers due within one millisecond, which the wheel keeps
+// in one slot of its second level (64 ms wide) until that slot's window comes, and then moves
+// as a whole under the owner's timers lock.
+const (
+	crowdTimers = 100_000
+	crowdAfter  = 100 * time.Millisecond
+	// The victims are stopped one every stopEvery, from a slot's width before the crowd is due
+	// to stopAfter after it, so that the stops span the cascade wherever the slot starts.
+	stopEvery  = 10 * time.Microsecond
+	stopBefore = 70 * time.Millisecond
+	stopAfter  = 10 * time.Millisecond
+)
+
+// BenchmarkStopDuringCascade times Stop, from one P, of timers that another P owns while the
+// owner's set handles a crowd of timers (issue 26: the wheel's Stop takes the owner's timers lock,
+// so it can wait behind a cascade of a full slot; the heap's Stop marks the timer under its own
+// lock). One op is one round: on one P the owner starts the crowd, due crowdAfter ahead within one
+// millisecond, and the victims, due in an hour, then parks; the stopper, spinning on the other P,
+// asks for a Stop of the victims one every stopEvery from stopBefore before the crowd is due to
+// stopAfter after it. The window holds the wheel's cascade of the crowd's slot and, for both, the
+// crowd's firing. A Stop's time runs from when it was asked for to when it returned, so that the
+// Stops asked for while an earlier one waited count that wait too (one stopper cannot call them
+// then). stop-p50-ns and stop-p99-ns are the quantiles of all the Stops of all rounds (nearest
+// rank). It needs two Ps: one spins.
+func BenchmarkStopDuringCascade(b *testing.B) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		b.Skip("needs GOMAXPROCS >= 2: the stopper spins on one P while another owns the timers")
+	}
+	victims := make([]*time.Timer, (stopBefore+stopAfter)/stopEvery)
+	var took []time.Duration
+	var fired atomic.Int64
+	onFire := func() { fired.Add(1) }
+	for b.Loop() {
+		fired.Store(0)
+		round := make([]time.Duration, 0, len(victims))
+		var due atomic.Int64 // the crowd's due time, when the owner has started it
+		done := make(chan struct{})
+		go func() { // the stopper: spinning from the start, so that another P takes it
+			for due.Load() == 0 {
+			}
+			first := time.Unix(0, due.Load()).Add(-stopBefore)
+			for i, v := range victims {
+				asked := first.Add(time.Duration(i) * stopEvery)
+				for time.Now().Before(asked) {
+				}
+				v.Stop()
+				round = append(round, time.Since(asked))
+			}
+			close(done)
+		}()
+		// The owner: this goroutine, on its P while the stopper spins on another.
+		at := time.Now().Add(crowdAfter)
+		for i := range crowdTimers {
+			time.AfterFunc(time.Until(at)+time.Duration(i%1000)*time.Microsecond, onFire)
+		}
+		for i := range victims {
+			victims[i] = time.AfterFunc(time.Hour, nop)
+		}
+		due.Store(at.UnixNano())
+		<-done
+		took = append(took, round...)
+		waitFired(b, &fired, crowdTimers)
+	}
+	slices.Sort(took)
+	rank := func(q float64) time.Duration { return took[min(len(took)-1, int(q*float64(len(took))))] }
+	b.ReportMetric(float64(rank(0.50).Nanoseconds()), units.StopP50)
+	b.ReportMetric(float64(rank(0.99).Nanoseconds()), units.StopP99)
 }

@@ -60,4 +60,8 @@ const (
 	StoppedBytes = "kept-B/stopped" // StoppedBytes: heap bytes a stopped timer keeps live
 	NsTimer      = "ns/timer"       // Burst: wall time per timer of the burst
 	Expired      = "expired/op"     // HTTPWithTimeout: requests whose context expired, per request
+	// StopDuringCascade: quantiles of the time of a Stop, from another P, of a timer whose owner is
+	// moving or running a crowd of timers.
+	StopP50 = "stop-p50-ns"
+	StopP99 = "stop-p99-ns"
 )

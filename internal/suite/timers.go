@@ -5,7 +5,7 @@ import "timerlab/bench/units"
 // Timers is bench/timers: the cost of AfterFunc+Stop against the number of timers live, a burst of
 // timers most of which are cancelled, and timers that all fire.
 var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
-	Units: []string{units.NsTimer, units.CPUTimer, units.LiveBytes, units.StoppedBytes},
+	Units: []string{units.NsTimer, units.CPUTimer, units.LiveBytes, units.StoppedBytes, units.StopP50, units.StopP99},
 	sets: func(quick bool) []Set {
 		sets := []Set{
 			{Name: "timers", Expect: []string{costVsN, timeoutVsN, allocVsN, "Burst"},
@@ -26,6 +26,11 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 			{Name: "floor", Expect: []string{costVsN, timeoutVsN}, Sub: level(floorSizes.Pattern(quick)),
 				Benchtime: pick(quick, "1s", "100ms"), OptIn: true, Floor: true,
 				About: "AfterFunc+Stop with N long timers live, beside the null floor: what no timer set can remove"},
+			// A Stop from another P while the owner handles a crowd of timers (issue 26): the wheel's
+			// Stop takes the owner's timers lock. Two Ps at least: the benchmark skips itself on one.
+			{Name: "timers-crossstop", Expect: []string{"StopDuringCascade"}, Benchtime: pick(quick, "10x", "3x"),
+				About: "Stop, from another P, of timers whose owner moves or runs a crowd of 100K timers: " +
+					"quantiles of each Stop's time from when it was asked for"},
 			// StoppedBytes on one P, as golang/go#75935 reports it: see the benchmark.
 			{Name: "timers-stopped", Expect: []string{"StoppedBytes"}, Benchtime: pick(quick, "3x", "1x"), CPU: "1",
 				About: "what a stopped AfterFunc keeps reachable: 20K stopped inside a heap of 120K, " +
@@ -50,6 +55,7 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 		{Bench: costVsN + "/N=4M", Unit: "sec/op", Label: "a timer started and stopped among 4M live ones"},
 		{Bench: timeoutVsNGCOff + "/N=4M", Unit: "sec/op", Label: "the 4M timeout with the collector off: the timer set's own cost"},
 		{Bench: "FireAll/timers=1M", Unit: units.CPUTimer, Label: "CPU per timer, 1M timers all left to fire"},
+		{Bench: "StopDuringCascade", Unit: units.StopP99, Label: "a Stop from another P while the owner handles 100K timers, p99"},
 	},
 }
 
