@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	_ "unsafe" // go:linkname
 	"weak"
 
 	"timerlab/bench/internal/rusage"
@@ -305,30 +306,44 @@ func fireAll(b *testing.B, n int) {
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), units.CPUTimer)
 }
 
-// The crowd of BenchmarkStopDuringCascade: timers due within one millisecond, which the wheel keeps
-// in one slot of its second level (64 ms wide) until that slot's window comes, and then moves
-// as a whole under the owner's timers lock.
+// nanotime is the runtime's clock, the one its timers are due by: the benchmark below aligns its
+// timers with the wheel's slots, which start at multiples of a power of two of it.
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
+
+// The crowd of BenchmarkStopDuringCascade and the Stops asked for around its cascade.
 const (
 	crowdTimers = 100_000
-	crowdAfter  = 100 * time.Millisecond
-	// The victims are stopped one every stopEvery, from a slot's width before the crowd is due
-	// to stopAfter after it, so that the stops span the cascade wherever the slot starts.
+	// slot1 is the width of a slot of the wheel's second level, 2^26 ns (docs/wheel.md): the
+	// crowd is due within one such slot, which the wheel moves as a whole when its window comes.
+	slot1 = 1 << 26
+	// The crowd is due from crowdFrom to crowdTo after its slot's start; a trigger timer at
+	// triggerAt after it wakes the owner, whose check then cascades the slot: with the wheel, a
+	// move of every crowd timer under the owner's timers lock, none of them due yet; with the
+	// heap, nothing but the trigger's firing.
+	triggerAt = 1 * time.Millisecond
+	crowdFrom = 10 * time.Millisecond
+	crowdTo   = 60 * time.Millisecond
+	// The victims are stopped one every stopEvery, from stopBefore before the slot's start to
+	// stopAfter after it, before any crowd timer is due.
 	stopEvery  = 10 * time.Microsecond
-	stopBefore = 70 * time.Millisecond
-	stopAfter  = 10 * time.Millisecond
+	stopBefore = 20 * time.Millisecond
+	stopAfter  = 8 * time.Millisecond
 )
 
 // BenchmarkStopDuringCascade times Stop, from one P, of timers that another P owns while the
-// owner's set handles a crowd of timers (issue 26: the wheel's Stop takes the owner's timers lock,
-// so it can wait behind a cascade of a full slot; the heap's Stop marks the timer under its own
-// lock). One op is one round: on one P the owner starts the crowd, due crowdAfter ahead within one
-// millisecond, and the victims, due in an hour, then parks; the stopper, spinning on the other P,
-// asks for a Stop of the victims one every stopEvery from stopBefore before the crowd is due to
-// stopAfter after it. The window holds the wheel's cascade of the crowd's slot and, for both, the
-// crowd's firing. A Stop's time runs from when it was asked for to when it returned, so that the
-// Stops asked for while an earlier one waited count that wait too (one stopper cannot call them
-// then). stop-p50-ns and stop-p99-ns are the quantiles of all the Stops of all rounds (nearest
-// rank). It needs two Ps: one spins.
+// owner's set moves a crowd of timers (issue 26: the wheel's Stop takes the owner's timers lock,
+// so it can wait behind the cascade of a full slot; the heap's Stop marks the timer under its own
+// lock). One op is one round: on one P the owner starts the crowd, 100K timers due within one
+// slot of the wheel's second level at least one slot ahead, a trigger timer just after that
+// slot's start, and the victims, due in an hour, then parks; the stopper, spinning on the other
+// P, asks for a Stop of a victim every stopEvery from stopBefore before the slot's start to
+// stopAfter after it, while no crowd timer fires. A Stop's time runs from when it was asked for
+// to when it returned, so that the Stops asked for while an earlier one waited count that wait
+// too (one stopper cannot call them then). stop-p50-ns and stop-p99-ns are the quantiles of all
+// the Stops of all rounds (nearest rank). It needs two Ps (one spins) and an otherwise idle
+// machine: a stopper that loses its CPU falls behind.
 func BenchmarkStopDuringCascade(b *testing.B) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		b.Skip("needs GOMAXPROCS >= 2: the stopper spins on one P while another owns the timers")
@@ -340,30 +355,34 @@ func BenchmarkStopDuringCascade(b *testing.B) {
 	for b.Loop() {
 		fired.Store(0)
 		round := make([]time.Duration, 0, len(victims))
-		var due atomic.Int64 // the crowd's due time, when the owner has started it
+		var start atomic.Int64 // the slot's start in nanotime, once the owner has started the crowd
 		done := make(chan struct{})
 		go func() { // the stopper: spinning from the start, so that another P takes it
-			for due.Load() == 0 {
+			for start.Load() == 0 {
 			}
-			first := time.Unix(0, due.Load()).Add(-stopBefore)
+			first := start.Load() - int64(stopBefore)
 			for i, v := range victims {
-				asked := first.Add(time.Duration(i) * stopEvery)
-				for time.Now().Before(asked) {
+				asked := first + int64(i)*int64(stopEvery)
+				for nanotime() < asked {
 				}
 				v.Stop()
-				round = append(round, time.Since(asked))
+				round = append(round, time.Duration(nanotime()-asked))
 			}
 			close(done)
 		}()
 		// The owner: this goroutine, on its P while the stopper spins on another.
-		at := time.Now().Add(crowdAfter)
+		now := nanotime()
+		slot := (now/slot1 + 2) * slot1 // a slot start at least one slot ahead
 		for i := range crowdTimers {
-			time.AfterFunc(time.Until(at)+time.Duration(i%1000)*time.Microsecond, onFire)
+			due := slot + int64(crowdFrom) + int64(i)*int64(crowdTo-crowdFrom)/crowdTimers
+			time.AfterFunc(time.Duration(due-nanotime()), onFire)
 		}
+		time.AfterFunc(time.Duration(slot+int64(triggerAt)-nanotime()), nop)
 		for i := range victims {
 			victims[i] = time.AfterFunc(time.Hour, nop)
 		}
-		due.Store(at.UnixNano())
+		runtime.GC() // not in the window
+		start.Store(slot)
 		<-done
 		took = append(took, round...)
 		waitFired(b, &fired, crowdTimers)

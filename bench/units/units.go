@@ -61,7 +61,7 @@ const (
 	NsTimer      = "ns/timer"       // Burst: wall time per timer of the burst
 	Expired      = "expired/op"     // HTTPWithTimeout: requests whose context expired, per request
 	// StopDuringCascade: quantiles of the time of a Stop, from another P, of a timer whose owner is
-	// moving or running a crowd of timers.
+	// moving a crowd of timers, from when the Stop was asked for.
 	StopP50 = "stop-p50-ns"
 	StopP99 = "stop-p99-ns"
 )

@@ -29,8 +29,8 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 			// A Stop from another P while the owner handles a crowd of timers (issue 26): the wheel's
 			// Stop takes the owner's timers lock. Two Ps at least: the benchmark skips itself on one.
 			{Name: "timers-crossstop", Expect: []string{"StopDuringCascade"}, Benchtime: pick(quick, "10x", "3x"),
-				About: "Stop, from another P, of timers whose owner moves or runs a crowd of 100K timers: " +
-					"quantiles of each Stop's time from when it was asked for"},
+				About: "Stop, from another P, of timers whose owner moves a crowd of 100K timers (the wheel's " +
+					"cascade of a full slot): quantiles of each Stop's time from when it was asked for"},
 			// StoppedBytes on one P, as golang/go#75935 reports it: see the benchmark.
 			{Name: "timers-stopped", Expect: []string{"StoppedBytes"}, Benchtime: pick(quick, "3x", "1x"), CPU: "1",
 				About: "what a stopped AfterFunc keeps reachable: 20K stopped inside a heap of 120K, " +
@@ -55,7 +55,7 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 		{Bench: costVsN + "/N=4M", Unit: "sec/op", Label: "a timer started and stopped among 4M live ones"},
 		{Bench: timeoutVsNGCOff + "/N=4M", Unit: "sec/op", Label: "the 4M timeout with the collector off: the timer set's own cost"},
 		{Bench: "FireAll/timers=1M", Unit: units.CPUTimer, Label: "CPU per timer, 1M timers all left to fire"},
-		{Bench: "StopDuringCascade", Unit: units.StopP99, Label: "a Stop from another P while the owner handles 100K timers, p99"},
+		{Bench: "StopDuringCascade", Unit: units.StopP99, Label: "a Stop from another P while the owner moves 100K timers, p99"},
 	},
 }
 
