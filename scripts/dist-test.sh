@@ -25,14 +25,16 @@ variant=${1:-}
 filter=${2:-}
 require_variant "$variant"
 [ $# -le 2 ] || die "usage: dist-test.sh VARIANT [REGEXP]"
-[[ ,$(variant_field "$variant" goexp), != *,timernull,* ]] ||
-	die "$variant is the null floor, whose AfterFunc timers never fire: Go's test suite does not apply (test-variant.sh $variant runs its own test)"
 tc=$(toolchain_dir "$variant")
 require_toolchain "$variant"
 toolchain_current "$variant" || die "the toolchain of $variant is stale: run scripts/build-toolchain.sh $variant"
+[[ ,$(GOROOT=$tc GOTOOLCHAIN=local "$tc/bin/go" env GOEXPERIMENT), != *,timernull,* ]] ||
+	die "$variant is the null floor, whose AfterFunc timers never fire: Go's test suite does not apply (test-variant.sh $variant runs its own test)"
 
 dir=$TL_BUILD/dist-test/$variant
 mkdir -p "$dir"
+exec 9>"$dir/.lock"
+flock -n 9 || die "another dist-test.sh of $variant is running (lock $dir/.lock)"
 results=$dir/results
 stamp=$(cat "$tc/.timerlab-stamp" 2>/dev/null || echo none)
 if [ -f "$results" ]; then
@@ -45,13 +47,15 @@ fi
 # The tests run as on a builder, not from inside this checkout: the toolchain lies under the
 # timerlab module, so tests that run go list from GOROOT (go/importer, go/types) would find
 # timerlab's go.mod above it, and the shared build cache holds cgo outputs of other copies of the
-# same tree (bent's GOROOTs) whose paths vet then follows. So GOROOT is a copy of the toolchain
-# made of hard links (cp -al: no bytes copied) in a directory of its own, not a symbolic link,
-# whose parent is not the one .. leads to (testing's TestChdir); and the build cache is the
-# variant's, under its results. Both go when the run ends (the cache when every test is recorded).
-copy=$(mktemp -d "${TMPDIR:-/tmp}/timerlab-dist-$variant.XXXXXX")
+# same tree (bent's GOROOTs) whose paths vet then follows. So GOROOT is a copy of the toolchain,
+# a real directory (through a symbolic link testing's TestChdir finds .. elsewhere) at a path of
+# the variant's own outside the checkout, the same on every run so that the variant's build
+# cache, under its results, holds only paths of that copy when a run resumes. The copy goes when
+# the run ends, the cache when every test of the list is recorded.
+copy=${TMPDIR:-/tmp}/timerlab-dist-$variant
+rm -rf "$copy"
 trap 'rm -rf "$copy"' EXIT
-cp -al "$tc" "$copy/go" || die "cannot link the toolchain of $variant into $copy (another file system?)"
+mkdir -p "$copy" && cp -a "$tc" "$copy/go" || die "cannot copy the toolchain of $variant to $copy"
 tc=$copy/go
 export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS= GOCACHE=$dir/gocache GOWORK=off
 unset GOEXPERIMENT GOMAXPROCS
@@ -103,5 +107,5 @@ count() { grep -c " $1 " "$results" || true; }
 	echo "passed $(count pass), flaky $(count flaky), failed $(count fail), of ${#tests[@]}"
 	grep " fail \| flaky " "$results" | sed 's/^/  /' || true
 } | tee "$dir/summary"
-rm -rf "$dir/gocache"
+[ -n "$filter" ] || rm -rf "$dir/gocache"
 [ "$(count fail)" = 0 ]

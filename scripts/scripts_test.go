@@ -79,6 +79,14 @@ test)
 	[ -z "${GOARCH-}${GOEXPERIMENT-}" ] || echo "fake go test: GOARCH=${GOARCH-} GOEXPERIMENT=${GOEXPERIMENT-} $*"
 	verbose=
 	case " $* " in *" -v "*) verbose=1 ;; esac
+	for a in "$@"; do
+		case $a in -overlay=*)
+			# The overlay's replacement files, and the verify constant each sets.
+			for f in $(sed 's/"[^"]*":"\([^"]*\)"/\n\1\n/g' "${a#-overlay=}" | grep '^/'); do
+				echo "fake go test: overlay $(basename "$f"): $(grep -o 'verifyWheel = [a-z]*' "$f")"
+			done ;;
+		esac
+	done
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-run)
@@ -758,6 +766,7 @@ func TestTestVariantOtherBuilds(t *testing.T) {
 	w.write(t, "src-overlay/src/runtime/timewheel.go", "package runtime\n\nconst (\n\tverifyWheel = false\n)\n")
 	verify := " verify: go test -short -count=1 -overlay="
 	skip := "-skip=^TestTimerWheelModelFullSlots$ -run 'Timer|Wheel' runtime\n"
+	verifyOn := "fake go test: overlay timewheel.go: verifyWheel = true\n"
 	for _, tc := range []struct {
 		variant   string
 		want, not []string
@@ -767,9 +776,9 @@ func TestTestVariantOtherBuilds(t *testing.T) {
 			[]string{"time context", "GOARCH=386", "staticlockranking"}},
 		{"slack", []string{"fake go test: GOARCH=386 GOEXPERIMENT= -short -count=1 -run Slack|Epoll runtime"}, []string{"staticlockranking"}},
 		{"wheel", []string{"fake go test: GOARCH= GOEXPERIMENT=timerwheel,staticlockranking -short -count=1 -run Timer|Wheel runtime",
-			"wheel" + verify, skip, "runtime[verify]"}, []string{"GOARCH=386"}},
+			"wheel" + verify, skip, verifyOn, "runtime[verify]"}, []string{"GOARCH=386"}},
 		{"wheel-slack", []string{"GOARCH=386 GOEXPERIMENT= ", "GOEXPERIMENT=timerwheel,timerslack,staticlockranking ",
-			"wheel-slack" + verify, "runtime[verify]"}, nil},
+			"wheel-slack" + verify, verifyOn, "runtime[verify]"}, nil},
 	} {
 		w.mustRun(t, "build-toolchain.sh", tc.variant)
 		r := w.mustRun(t, "test-variant.sh", tc.variant, "--quick")
@@ -875,6 +884,26 @@ func TestDistTestRefusesNullFloor(t *testing.T) {
 	}
 }
 
+// TestDistTestOneAtATime checks that a second dist-test.sh of a variant whose run holds its lock
+// is refused in one line, since both would share the copy of the toolchain and the results.
+func TestDistTestOneAtATime(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	if err := os.MkdirAll(w.path("build/dist-test/heap"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	holder := exec.Command("flock", w.path("build/dist-test/heap/.lock"), "sleep", "30")
+	if err := holder.Start(); err != nil {
+		t.Skipf("no flock: %v", err)
+	}
+	defer holder.Process.Kill()
+	for !w.locked(t, "build/dist-test/heap/.lock") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	wantOneLineError(t, w.runEnv(t, []string{"FAKE_DIST_TESTS=go_test:a"}, "dist-test.sh", "heap"),
+		"another dist-test.sh of heap is running")
+}
+
 // TestDistTestRecordsAndResumes runs the fake toolchain's dist test: each test once, a failure
 // again to tell a flake from a failure, every outcome recorded and summed up; a second run runs
 // nothing already recorded, and results of another toolchain of the variant are refused.
@@ -899,12 +928,13 @@ func TestDistTestRecordsAndResumes(t *testing.T) {
 		t.Errorf("the failed runs' logs are not kept, or a passed one's is")
 	}
 	// The tests run as on a builder: GOROOT a copy of the toolchain outside the checkout, a real
-	// directory (not a symbolic link), removed after; the build cache the variant's own.
+	// directory (not a symbolic link) at the variant's own path, removed after; the build cache
+	// the variant's own.
 	env2 := strings.Fields(w.read(t, "build/dist.env"))
-	if len(env2) != 3 || strings.HasPrefix(env2[0], w.dir) || env2[1] != w.path("build/dist-test/heap/gocache") ||
-		env2[2] != env2[0] {
-		t.Errorf("dist test ran with GOROOT, GOCACHE and GOROOT's physical path %q: want a copy outside %s, "+
-			"the variant's cache", env2, w.dir)
+	if len(env2) != 3 || env2[0] != filepath.Join(os.TempDir(), "timerlab-dist-heap", "go") ||
+		env2[1] != w.path("build/dist-test/heap/gocache") || env2[2] != env2[0] {
+		t.Errorf("dist test ran with GOROOT, GOCACHE and GOROOT's physical path %q: want a copy at %s, "+
+			"the variant's cache", env2, filepath.Join(os.TempDir(), "timerlab-dist-heap", "go"))
 	} else if _, err := os.Lstat(env2[0]); err == nil {
 		t.Errorf("the copy %s of the toolchain is left behind", env2[0])
 	}
@@ -923,4 +953,10 @@ func TestDistTestRecordsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantOneLineError(t, w.runEnv(t, env, "dist-test.sh", "heap", "nomatch"), "no test of heap's dist test matches 'nomatch'")
+}
+
+// locked reports whether another process holds the flock of the file rel in w.
+func (w *world) locked(t *testing.T, rel string) bool {
+	t.Helper()
+	return exec.Command("flock", "-n", w.path(rel), "true").Run() != nil
 }

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
 
+	"timerlab/internal/lab"
 	"timerlab/internal/toolchain"
 )
 
@@ -121,5 +124,43 @@ func TestMatchesAcceptedConfigurations(t *testing.T) {
 	}
 	if n != 4*len(build.Toolchains) {
 		t.Errorf("compared %d files, want %d", n, 4*len(build.Toolchains))
+	}
+}
+
+// TestWriteForLeavesTheNullFloorOut checks that the configurations of a checkout's variants leave
+// the null floor out (its AfterFunc timers never fire, and sweet's and bent's benchmarks need
+// them), and that naming it is refused in one error, with no file written.
+func TestWriteForLeavesTheNullFloorOut(t *testing.T) {
+	root, err := lab.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(t.TempDir(), "variants.conf")
+	if err := os.WriteFile(conf, []byte("heap all - - baseline\nnull all timernull - the null floor\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TIMERLAB_VARIANTS", conf)
+	t.Setenv("TIMERLAB_BUILD", t.TempDir())
+	l := lab.NewLayout(root)
+	out := t.TempDir()
+	paths, err := WriteFor(l, nil, out, false)
+	if err != nil || len(paths) != 2 {
+		t.Fatalf("WriteFor of every variant: %v, %v", paths, err)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "toolchains/heap") || strings.Contains(string(data), "null") {
+			t.Errorf("%s: want heap's toolchain and not the null floor:\n%s", p, data)
+		}
+	}
+	none := t.TempDir()
+	if _, err := WriteFor(l, []string{"heap", "null"}, none, false); err == nil || !strings.Contains(err.Error(), "null is the null floor") {
+		t.Errorf("WriteFor heap,null: %v, want the null floor refused", err)
+	}
+	if ents, _ := os.ReadDir(none); len(ents) != 0 {
+		t.Errorf("a refused WriteFor wrote %d files", len(ents))
 	}
 }
