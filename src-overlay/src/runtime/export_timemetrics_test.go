@@ -35,3 +35,7 @@ func TimerLatenessBucket(d int64) (lo, hi []float64) {
 	}
 	return lo, hi
 }
+
+// ProcID returns the id of the P the caller runs on, which may have
+// changed by the time it returns.
+func ProcID() int { return int(getg().m.p.ptr().id) }

@@ -91,10 +91,6 @@ func TimerSlackAddedAs(when, setWhen, now int64) int64 {
 
 const MaxWakeDefer = maxWakeDefer
 
-// ProcID returns the id of the P the caller runs on, which may have
-// changed by the time it returns.
-func ProcID() int { return int(getg().m.p.ptr().id) }
-
 // TimerWakeUrgentAfterPass runs a pass on a P of its own that readies a
 // goroutine it cannot defer (its timer fired past its hard deadline), ends
 // it as an M spinning or not would, and reports whether the M would then

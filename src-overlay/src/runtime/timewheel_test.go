@@ -204,11 +204,20 @@ func TestTimerWheelGOMAXPROCS(t *testing.T) {
 	movedMetric := []metrics.Sample{{Name: "/sched/timers/moved:timers"}}
 	metrics.Read(movedMetric)
 	movedBefore := movedMetric[0].Value.Uint64()
+	// The Ps that GOMAXPROCS(1) destroys (ids 1 to 3) must hold timers for
+	// the moved-timers metric to count any: each goroutine arms its timers
+	// once it runs on one of them, or after a second (the other Ps'
+	// threads may be slow to start on a loaded machine), recording where.
+	var onDestroyed atomic.Int64
 	for g := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			for wait := time.Now().Add(time.Second); ProcID() == 0 && time.Now().Before(wait); {
+				Gosched()
+			}
 			for i := range n / 8 {
+				p := ProcID()
 				d := time.Duration(10+(g*n/8+i)%190) * time.Millisecond
 				deadline := time.Now().Add(d)
 				time.AfterFunc(d, func() {
@@ -218,6 +227,9 @@ func TestTimerWheelGOMAXPROCS(t *testing.T) {
 					fired.Add(1)
 				})
 				l := time.AfterFunc(time.Hour, func() { longFired.Add(1) })
+				if p != 0 && ProcID() == p {
+					onDestroyed.Add(1)
+				}
 				mu.Lock()
 				long = append(long, l)
 				mu.Unlock()
@@ -227,8 +239,12 @@ func TestTimerWheelGOMAXPROCS(t *testing.T) {
 	wg.Wait()
 	GOMAXPROCS(1)
 	metrics.Read(movedMetric)
-	if moved := movedMetric[0].Value.Uint64() - movedBefore; moved == 0 {
-		t.Errorf("no timer moved when GOMAXPROCS shrank from 4 to 1")
+	moved := movedMetric[0].Value.Uint64() - movedBefore
+	switch {
+	case onDestroyed.Load() > 0 && moved == 0:
+		t.Errorf("no timer moved when GOMAXPROCS shrank from 4 to 1, though %d pairs were armed on the Ps it destroyed", onDestroyed.Load())
+	case onDestroyed.Load() == 0:
+		t.Logf("every timer was armed on P 0, which stays: the moved-timers metric is not checked")
 	}
 	for _, l := range long {
 		l.Reset(time.Millisecond)
