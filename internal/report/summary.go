@@ -70,7 +70,7 @@ func (r *Report) sweepVariants() []string {
 	slack := r.slackVariants()
 	var out []string
 	for _, v := range r.Variants[1:] {
-		if slices.Contains(slack, v) || r.restricted(v) && !r.isNull(v) {
+		if slices.Contains(slack, v) || r.isAlias(v) {
 			out = append(out, v)
 		}
 	}

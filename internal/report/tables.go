@@ -44,7 +44,7 @@ func topName(name string) string {
 // beside the variants whose floor it is), and the aliases (sweep), each in the matrix's order.
 func (r *Report) setVariants(set string) (main, sweep []string) {
 	for _, v := range r.ran(set) {
-		if r.restricted(v) && !r.isNull(v) {
+		if r.isAlias(v) {
 			sweep = append(sweep, v)
 		} else {
 			main = append(main, v)

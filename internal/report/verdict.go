@@ -111,6 +111,12 @@ func (r *Report) restricted(variant string) bool {
 	return ok
 }
 
+// isAlias reports whether the matrix ran variant as an alias of variants.conf: restricted to some
+// sets, and not the null floor.
+func (r *Report) isAlias(variant string) bool {
+	return r.restricted(variant) && !r.isNull(variant)
+}
+
 // isNull reports whether variant is the null floor: its toolchain was built with lab.NullExperiment.
 func (r *Report) isNull(variant string) bool {
 	tc, _ := r.Env.Toolchain(variant)
