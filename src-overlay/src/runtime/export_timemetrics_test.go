@@ -37,5 +37,14 @@ func TimerLatenessBucket(d int64) (lo, hi []float64) {
 }
 
 // ProcID returns the id of the P the caller runs on, which may have
-// changed by the time it returns.
-func ProcID() int { return int(getg().m.p.ptr().id) }
+// changed by the time it returns. It is not inlined: inlined into a
+// test, the load of m.p could follow a preemption point after the load
+// of g.m and find the M without a P.
+//
+//go:noinline
+func ProcID() int {
+	mp := acquirem()
+	id := int(mp.p.ptr().id)
+	releasem(mp)
+	return id
+}

@@ -7,6 +7,8 @@
 
 package runtime
 
+import "internal/runtime/atomic"
+
 // A TimerModel is a timers set that belongs to no P, with timers
 // numbered 0..n-1, driven by a test one operation at a time.
 type TimerModel struct {
@@ -82,6 +84,52 @@ func (m *TimerModel) Stop(id int) bool {
 	return m.timers[id].stop()
 }
 
+// StopUnderSetLock stops timer id on another goroutine while this one
+// holds the model set's lock, as the set's owner holds it through a
+// cascade, and reports whether that Stop returned before the lock was
+// released, waiting up to limit nanoseconds for it, and what it returned.
+// It waits for the Stop to return in any case.
+func (m *TimerModel) StopUnderSetLock(id int, limit int64) (returned, pending bool) {
+	st := new(setLockedStop)
+	go st.stop(m.timers[id])
+	for !st.started.Load() {
+		Gosched()
+	}
+	m.ts.lock()
+	st.locked.Store(true)
+	for start := nanotime(); !st.done.Load() && nanotime()-start < limit; {
+		procyield(100)
+	}
+	returned = st.done.Load()
+	m.ts.unlock()
+	for !st.done.Load() {
+		Gosched()
+	}
+	return returned, st.pending
+}
+
+// A setLockedStop is a Stop that StopUnderSetLock runs: it sets started,
+// spins on its P until locked, then stops, stores pending and sets done.
+// It is running when the set is locked, so it needs no P to take it up
+// then. It yields now and then while it spins, so that a stop of the
+// world need not wait for it.
+type setLockedStop struct {
+	started, locked, done atomic.Bool
+	pending               bool
+}
+
+func (st *setLockedStop) stop(t *timer) {
+	st.started.Store(true)
+	for i := 1; !st.locked.Load(); i++ {
+		if i%1024 == 0 {
+			Gosched()
+		}
+		procyield(10)
+	}
+	st.pending = t.stop()
+	st.done.Store(true)
+}
+
 // Check runs the model's timers due at now and returns their firings in order.
 func (m *TimerModel) Check(now int64) []TimerFiring {
 	m.fired = m.fired[:0]
@@ -107,6 +155,23 @@ func (m *TimerModel) OpenTime() int64 {
 
 func (m *TimerModel) WakeTime() int64 {
 	return m.ts.wakeTime()
+}
+
+// WakeTimeDelayed computes the set's wake time as wakeTime does, with a
+// pause of spins iterations of procyield between each of its loads, for a
+// reader on another goroutine to straddle the owner's operations.
+func (m *TimerModel) WakeTimeDelayed(spins uint32) int64 {
+	ts := &m.ts
+	seq := ts.wheelMoves()
+	procyield(spins)
+	nextWhen := ts.minWhenModified.Load()
+	procyield(spins)
+	when := ts.minWhenHeap.Load()
+	if when == 0 || (nextWhen != 0 && nextWhen < when) {
+		when = nextWhen
+	}
+	procyield(spins)
+	return ts.wheelMinWhen(when, seq)
 }
 
 // Len returns the number of timers in the set, zombies included, and how

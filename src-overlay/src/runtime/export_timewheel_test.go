@@ -10,6 +10,9 @@ package runtime
 
 const TimerWheelTickShift = wheelTickShift
 
+// TimerWheelStoppedMax is the size of a set's stopped ring.
+const TimerWheelStoppedMax = wheelStoppedMax
+
 // SetTimerWheelSlotMax sets the most timers a wheel slot holds and returns
 // the previous limit.
 func SetTimerWheelSlotMax(n int) int {

@@ -6,9 +6,12 @@ package runtime_test
 
 import (
 	"internal/goexperiment"
+	"math"
 	"math/rand/v2"
 	"os"
 	. "runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -45,7 +48,7 @@ func TestTimerModel(t *testing.T) {
 	wheeled, slacked, periodic := 0, 0, 0
 	for seed := range seeds {
 		for _, start := range starts {
-			w, s, p := runTimerModel(t, uint64(seed), start, 300, nil)
+			w, s, p := runTimerModel(t, uint64(seed), start, 300, nil, true)
 			wheeled, slacked, periodic = wheeled+w, slacked+s, periodic+p
 			if t.Failed() {
 				return
@@ -58,6 +61,10 @@ func TestTimerModel(t *testing.T) {
 	if periodic == 0 {
 		t.Errorf("no periodic timer was armed")
 	}
+	// How many checks the concurrent readers made depends on the
+	// scheduler (none, at times, when the reader and the steps share a
+	// P): a count, not a condition.
+	t.Logf("wake times loaded during a step by the concurrent readers: %d", timerModelReads.Load())
 	if goexperiment.TimerSlack && slacked == 0 {
 		t.Errorf("no timer got slack: the model did not test timers with windows")
 	}
@@ -100,11 +107,21 @@ func nextLive[W any](live map[int]W, start, n int) int {
 // timerModelSlack are the slack policies the model switches between.
 var timerModelSlack = []string{"0", "25%:1ms", "100us", "1ms", "5ms", "50%", "10%:20ms", "3ms+10%"}
 
+// timerModelReads counts the wake times that runTimerModel's concurrent
+// readers loaded during a step.
+var timerModelReads atomic.Uint64
+
 // runTimerModel runs one random sequence, calling observe after every step,
 // and returns the sum over its steps of the number of timers in the wheel,
 // the number of arms that gave a timer slack, and the number of arms of a
-// periodic timer.
-func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*TimerModel)) (wheeled, slacked, periodic int) {
+// periodic timer. With concurrent, another goroutine loads the wake time
+// while each step runs, as stealWork and checkTimersNoP load another P's,
+// and checks it against the earliest deadline among the timers that stay
+// in the set throughout the step: those the step neither arms, stops nor
+// may run. The reader pauses between its loads, for up to a few
+// microseconds, to straddle the step's operations. The step's moves of timers between the heap and the wheel
+// (cascades, re-placements, a Ticker's re-arm) must not hide them.
+func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*TimerModel), concurrent bool) (wheeled, slacked, periodic int) {
 	const n = 64
 	r := rand.New(rand.NewPCG(seed, uint64(now)))
 	m := NewTimerModel(n)
@@ -114,6 +131,67 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 		t.Helper()
 		t.Errorf("seed %d start %d: "+format, append([]any{seed, now}, args...)...)
 	}
+	// step is 2k+1 while step k runs and 2k+2 after it; bound is the
+	// earliest deadline of the timers that stay in the set throughout
+	// step k, or 0 if none does, stored before step is.
+	var step atomic.Uint64
+	var bound atomic.Int64
+	var badWake, badBound atomic.Int64
+	var readerDone sync.WaitGroup
+	if concurrent {
+		// With more than one P the reader spins on its own; were it to
+		// yield, it could queue behind the steps on their P for good.
+		started := make(chan struct{})
+		procs := GOMAXPROCS(0)
+		readerDone.Add(1)
+		go func() {
+			defer readerDone.Done()
+			close(started)
+			for i := 0; ; i++ {
+				s1 := step.Load()
+				if s1 == math.MaxUint64 {
+					return
+				}
+				if s1&1 != 0 {
+					b := bound.Load()
+					wt := m.WakeTimeDelayed(uint32(i % 16))
+					if step.Load() == s1 && b != 0 && (wt == 0 || wt > b) {
+						badWake.CompareAndSwap(0, max(wt, 1))
+						badBound.CompareAndSwap(0, b)
+					}
+					timerModelReads.Add(1)
+				}
+				if i%64 == 0 && procs == 1 {
+					Gosched() // let the steps run
+				}
+			}
+		}()
+		// Block until the reader runs: its wakeup of this goroutine
+		// wakes another P to run it, so that the two run side by side.
+		<-started
+	}
+	// begin publishes the bound of the next step, leaving out timer
+	// exclude and, for a check, every timer due by due (pass -1 for none).
+	begin := func(exclude int, due int64) {
+		b := int64(0)
+		for id, w := range live {
+			if id != exclude && w.when > due && (b == 0 || w.deadline < b) {
+				b = w.deadline
+			}
+		}
+		bound.Store(b)
+		step.Add(1)
+	}
+	end := func() {
+		step.Add(1)
+		if wt, b := badWake.Load(), badBound.Load(); wt != 0 {
+			fail("a wake time loaded during a step was %d, later than %d, the earliest deadline of the timers in the set throughout it", wt, b)
+		}
+	}
+	defer func() {
+		step.Store(math.MaxUint64)
+		readerDone.Wait()
+	}()
 	whenAfter := func(base int64) int64 {
 		w := base + timerModelDelta(r)
 		if w <= 0 { // overflow
@@ -141,7 +219,9 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 				}
 			}
 		}
+		begin(-1, to)
 		fired := m.Check(to)
+		end()
 		last := int64(0)
 		for _, f := range fired {
 			w, ok := live[f.ID]
@@ -196,7 +276,10 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 				period = 1 + r.Int64N(4<<timerModelTickShift)
 			}
 			_, want := live[id]
-			if pending := m.Reset(id, w, period, now); pending != want {
+			begin(id, -1)
+			pending := m.Reset(id, w, period, now)
+			end()
+			if pending != want {
 				fail("reset of timer %d reported pending %v, want %v", id, pending, want)
 			}
 			live[id] = rearmed(id, w, period)
@@ -208,7 +291,10 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 			}
 		case op < 6:
 			_, want := live[id]
-			if pending := m.Stop(id); pending != want {
+			begin(id, -1)
+			pending := m.Stop(id)
+			end()
+			if pending != want {
 				fail("stop of timer %d reported pending %v, want %v", id, pending, want)
 			}
 			delete(live, id)
@@ -223,7 +309,9 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 			}
 			advance(to)
 		default:
+			begin(-1, -1)
 			m.Sweep(now)
+			end()
 		}
 		m.Verify()
 		_, w := m.Len()
@@ -299,5 +387,39 @@ func TestTimerModelCleanHeadWakeTime(t *testing.T) {
 	m.Verify()
 	if wt := m.WakeTime(); wt != 1<<40 {
 		t.Errorf("after the stopped timer's cleanup and a check at 2000: wakeTime %d, want %d", wt, int64(1<<40))
+	}
+}
+
+// TestTimerStopWithoutSetLock checks that a Stop of a timer in a set that
+// is not its P's own does not wait for that set's lock, in any build: the
+// owner holds it while it cascades a whole slot of the wheel, and a Stop
+// from another P waited behind it when the wheel removed every stopped
+// timer at once. (The model's set is no P's: a Stop on the owner's P locks
+// its set, as its other timer operations do.) A Stop that has not returned
+// within seconds, while the lock is held and nothing else runs, is
+// waiting for it.
+func TestTimerStopWithoutSetLock(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	defer GOMAXPROCS(GOMAXPROCS(2))
+	m := NewTimerModel(2)
+	m.Reset(1, 1<<41, 0, 1)
+	// A stop of the world while the lock is held waits for it, and may
+	// find the Stop's goroutine not yet running: three tries.
+	for try := 1; ; try++ {
+		m.Reset(0, 1<<40, 0, 1) // beyond the near horizon: in the wheel, if there is one
+		returned, pending := m.StopUnderSetLock(0, 5e9)
+		if !pending {
+			t.Error("Stop of an armed timer reported it not pending")
+		}
+		if returned {
+			break
+		}
+		if try == 3 {
+			t.Fatal("a Stop waited for the lock of its timer's set, three times")
+		}
+	}
+	m.Verify()
+	if fired := m.Check(1 << 42); len(fired) != 1 || fired[0].ID != 1 {
+		t.Errorf("after the stop of timer 0, a check at 1<<42 ran %v, want timer 1 only", fired)
 	}
 }

@@ -34,10 +34,40 @@
 // before) may leave it in its old (earlier) slot with timerModified set; it is
 // re-placed when that slot cascades. Moving it earlier re-places it at once
 // (wheelFix), unless its when stays within the level-0 tick of its old
-// when (see "Earlier in place" below), and stopping it removes it at
-// once (wheelStop), from whichever P, so Stop leaves no zombie behind.
+// when (see "Earlier in place" below).
+//
+// Stopped timers: a Stop on the P holding the timer removes it at once,
+// under that P's timers lock (wheelLockOwn, wheelStop), as its other
+// timers operations do. A Stop on another P marks it a zombie, as upstream
+// marks a heap timer, under the timer's lock only: it takes no timers
+// lock, so it does not wait behind the owner's cascade. It also lists the
+// timer in its set's stopped ring (wheelStopped), lock-free,
+// and every holder of the timers lock drains the ring as it unlocks
+// (wheelDrain, from timers.unlock), unlinking each listed zombie in O(1):
+// the owner's next add or check, another P's check of this set, which
+// locks for a non-empty ring though no timer is due (wheelDrainDue). So a
+// stopped timer's function and argument stay reachable only until then,
+// not until its slot cascades. Draining at every unlock, not at every
+// lock, leaves no entry behind a holder that drops the timer on its own
+// (a cascade or a sweep of a timer listed meanwhile): an entry listed
+// after the unlock names a zombie still in the wheel, so the set's wake
+// time is not 0 and a later check drains it.
+//
+// Stopped-ring invariant: every zombie that a Stop made in a slot of ts's
+// wheel is named in ts's ring, or carries timerWheelFix while that Stop
+// has yet to remove it itself, until a holder of ts's lock removes it.
+// Stop lists the timer under its lock, in the same critical section that
+// marks it; a Stop that finds the ring full marks the timer timerWheelFix
+// instead and, once it has dropped the timer's lock, takes the timers
+// lock, drains the ring and removes the timer (wheelStopped, wheelFix).
+// A ring entry may be stale (the timer was
+// revived by a Reset, dropped by a cascade, or moved since): the drain
+// removes only a timer that is, under its lock, a zombie in a slot of the
+// draining set. While a zombie waits in its slot the slot's slotMin still
+// counts it, so a P that no other P checks may wake once for a slot that
+// holds only zombies, then drain it.
 // (A channel timer that nothing waits on still becomes a zombie, as
-// upstream; the cascade or wheelSweep drops it.)
+// upstream, and is listed nowhere; the cascade or wheelSweep drops it.)
 //
 // Earlier in place: a deadline set again and again to about the same
 // instant (SetReadDeadline with one deadline: package net and the runtime
@@ -94,6 +124,10 @@ const (
 	wheelTickShift = 20 // level 0 slots span 2^20 ns, about 1.05 ms
 	wheelLevels    = 8  // level 7 (shift 62) holds the top bit of a positive int64
 
+	// wheelStoppedMax is the size of a set's stopped ring: a Stop that
+	// finds it full drains it under the timers lock (wheelStopped).
+	wheelStoppedMax = 512
+
 	// verifyWheel checks the wheel's invariants after every operation.
 	verifyWheel = false
 )
@@ -101,6 +135,14 @@ const (
 // timerWheeled is set in timer.state when the timer is in a wheel slot
 // rather than in the heap. Only set when timerHeaped is also set.
 const timerWheeled = timerZombie << 1
+
+// timerWheelFix is set in timer.state, with timerWheeled, while a wheelFix
+// of the timer is due: modify moved it earlier out of its slot's span, or
+// revived it from a zombie, or stop found the stopped ring full, and has
+// yet to call wheelFix, which clears it, as a fresh placement (wheelAdd)
+// does. Until then the timer may lie in a slot that starts after its
+// when, or be a zombie in no ring; wheelVerify allows that only for it.
+const timerWheelFix = timerWheeled << 1
 
 // wheelShift returns log2 of the span of a slot of level.
 func wheelShift(level int) uint {
@@ -243,6 +285,19 @@ type timerWheel struct {
 	spare    [wheelSpareClasses][][]*timer
 	spareCap int
 	peak     int
+
+	// stopped is the stopped ring (see "Stopped timers" above): timers
+	// that a Stop made zombies in this wheel, each in stopped[i] for an
+	// i below nstopped and wheelStoppedMax. A Stop, holding only the
+	// timer's lock, reserves i by incrementing nstopped and then stores
+	// the timer; the drain, holding the timers lock, takes the entries,
+	// waiting for any reserved and not yet stored, clears them, and
+	// resets nstopped to 0 by a compare-and-swap with the count it
+	// drained, so that no reservation is lost. Stores and loads are
+	// atomic, with write barriers: a dropped timer may be reachable only
+	// from here until the drain.
+	stopped  [wheelStoppedMax]atomic.Pointer[timer]
+	nstopped atomic.Uint32
 }
 
 // level returns the level at which a timer with this when belongs,
@@ -360,8 +415,8 @@ func (ts *timers) wheelMoves() uint32 {
 // (wheelMoveStart, wheelMoveEnd), and wakeTime loads moves before the
 // bounds and again after them: if such a move came between, it answers 1,
 // due at once, and its caller's check locks the set and reads it exactly.
-// Moves within the wheel (a cascade to a lower level) and removals (a
-// Stop, the sweep of zombies) need no count: the first never raises the
+// Moves within the wheel (a cascade to a lower level) and removals (the
+// drain of stopped timers, the sweep of zombies) need no count: the first never raises the
 // wheel's bound above a timer still in a slot, and a removed timer is no
 // longer in the set.
 //
@@ -423,7 +478,7 @@ func (ts *timers) wheelAdd(t *timer) bool {
 	w.occupied[level] |= 1 << s
 	w.n++
 	w.peak = max(w.peak, w.n)
-	t.state |= timerWheeled
+	t.state = t.state&^timerWheelFix | timerWheeled
 	if m := &w.slotMin[level][s]; *m == 0 || key < *m {
 		*m = key
 	}
@@ -457,7 +512,7 @@ func (ts *timers) wheelUnlink(t *timer) (emptied bool) {
 	if last == 0 {
 		w.putSpare(w.emptySlot(level, s))
 	}
-	t.state &^= timerWheeled
+	t.state &^= timerWheeled | timerWheelFix
 	w.n--
 	return last == 0
 }
@@ -615,31 +670,35 @@ func (t *timer) wheeled() bool {
 	return t.state&timerWheeled != 0
 }
 
-// wheelLockTimers locks and returns the timers holding t if t is in a
-// wheel, so that stop can remove t at once: the timers lock ranks before
-// t's, so it must be taken first. It returns nil, locking nothing, if t is
-// not in a wheel. The test is inlined into stop, so a timer in no wheel
-// (a channel timer nothing waits on, a heap timer) pays for a load and a
-// branch, not a call.
-func (t *timer) wheelLockTimers() *timers {
+// wheelLockOwn locks and returns the timers of the caller's P if t is in
+// its wheel, so that stop can remove t at once, as the P's own timers
+// operations do: no cascade of this set can be under way, as only this P
+// and the occasional stealing check of another P run one. A Stop of a
+// timer in another P's wheel takes no timers lock: it lists t in that
+// set's stopped ring (wheelStopped). The timers lock ranks before t's, so it is taken first; t.ts is
+// read without t's lock, after the atomic load of t.astate that published
+// it, and wheelStop checks it again under both locks. The test is inlined
+// into stop, so a timer in no wheel pays for a load and a branch.
+// The caller holds no lock but, for a channel timer, its sendLock, which
+// ranks before the timers lock.
+func (t *timer) wheelLockOwn() *timers {
 	if t.astate.Load()&timerWheeled == 0 {
 		return nil
 	}
-	return t.lockWheelTimers()
+	return t.lockOwnTimers()
 }
 
-// lockWheelTimers locks and returns the timers holding t, or nil if none
-// does. t.ts is read without t's lock, after the atomic load of t.astate
-// that published it; wheelStop checks it again under both locks.
-func (t *timer) lockWheelTimers() *timers {
+// lockOwnTimers is wheelLockOwn for a timer in a wheel.
+func (t *timer) lockOwnTimers() *timers {
 	ts := t.ts
-	if ts != nil {
-		ts.lock()
+	if ts == nil || ts != &getg().m.p.ptr().timers {
+		return nil
 	}
+	ts.lock()
 	return ts
 }
 
-// wheelUnlock unlocks ts if it is not nil, the result of wheelLockTimers.
+// wheelUnlock unlocks ts if it is not nil, the result of wheelLockOwn.
 func (ts *timers) wheelUnlock() {
 	if ts != nil {
 		if verifyWheel {
@@ -650,25 +709,19 @@ func (ts *timers) wheelUnlock() {
 }
 
 // wheelStop removes t, which stop is stopping, from its wheel if locked,
-// from wheelLockTimers, is the timers holding it, so that stop finds t in
-// no timers set and marks nothing. If t has moved since (another P took
-// it), it returns the timers now holding it, for wheelFix once the locks
-// are dropped (stop marks t a zombie meanwhile); else nil. Like
-// wheelLockTimers, it is a test inlined into stop and a call only for a
-// timer in a wheel.
+// from wheelLockOwn, is the timers holding it, so that stop finds t in no
+// timers set and marks nothing. If t has moved since, stop marks it a
+// zombie and lists it (wheelStopped). Like wheelLockOwn, it is a test
+// inlined into stop and a call only for a timer in a wheel.
 // The caller holds t's lock.
-func (t *timer) wheelStop(locked *timers) *timers {
-	if !t.wheeled() {
-		return nil
+func (t *timer) wheelStop(locked *timers) {
+	if locked != nil && t.wheeled() && t.ts == locked {
+		t.wheelRemove(locked)
 	}
-	return t.wheelRemove(locked)
 }
 
-// wheelRemove is wheelStop for a timer in a wheel.
-func (t *timer) wheelRemove(locked *timers) *timers {
-	if t.ts != locked {
-		return t.ts
-	}
+// wheelRemove is wheelStop for a timer in locked's wheel.
+func (t *timer) wheelRemove(locked *timers) {
 	if locked.wheelUnlink(t) {
 		locked.wheelRaiseMin()
 	}
@@ -677,7 +730,92 @@ func (t *timer) wheelRemove(locked *timers) *timers {
 	}
 	t.state &^= timerHeaped | timerZombie | timerModified
 	t.ts = nil
+}
+
+// wheelStopped lists t, which stop has just made a zombie, in its set's
+// stopped ring if t is in a wheel and was armed (see "Stopped timers"):
+// a channel timer that nothing waits on was a zombie already
+// (unblockTimerChan), and is listed when stopped; one stopped before has
+// a when of 0 and was listed then. If the ring is
+// full it marks t timerWheelFix and returns t's set, for stop to pass t to
+// wheelFix once it has dropped t's lock: wheelFix drains the ring and
+// removes t at once, under the timers lock, as a Stop did before the ring.
+// So a burst of Stops with no drain between them (a program stopping
+// thousands of timers in a row) takes the timers lock once per
+// wheelStoppedMax Stops. The test is inlined into stop, so a heap timer
+// pays for a branch, not a call. The caller holds t's lock.
+func (t *timer) wheelStopped() *timers {
+	if t.state&timerWheeled != 0 && t.when != 0 && !t.ts.wheelList(t) {
+		t.state |= timerWheelFix
+		return t.ts
+	}
 	return nil
+}
+
+// wheelList puts t, a zombie in ts's wheel, in ts's stopped ring and
+// reports whether there was room. The caller holds t's lock.
+func (ts *timers) wheelList(t *timer) bool {
+	w := &ts.wheel
+	if i := w.nstopped.Add(1) - 1; i < wheelStoppedMax {
+		w.stopped[i].Store(t)
+		return true
+	}
+	return false
+}
+
+// wheelDrainDue reports whether ts has stopped timers to drain, for check
+// to lock ts for them though no timer is due.
+//
+//go:nowritebarrierrec
+func (ts *timers) wheelDrainDue() bool {
+	return ts.wheel.nstopped.Load() != 0
+}
+
+// wheelDrain removes from ts's wheel the zombies that Stops listed in its
+// stopped ring, and raises minWhen if that emptied a slot. timers.unlock
+// calls it, and wheelReplace to make room; the test is inlined there.
+// The caller holds ts's lock and no timer's.
+func (ts *timers) wheelDrain() {
+	if ts.wheelDrainDue() {
+		ts.wheelDrainStopped()
+	}
+}
+
+// wheelDrainStopped is wheelDrain once it has something to drain.
+func (ts *timers) wheelDrainStopped() {
+	w := &ts.wheel
+	emptied := false
+	n, i := w.nstopped.Load(), uint32(0)
+	for {
+		for ; i < min(n, wheelStoppedMax); i++ {
+			// A Stop that reserved entry i stores it at once, holding
+			// its timer's lock, with nothing to wait for.
+			t := w.stopped[i].Load()
+			for spins := 0; t == nil; spins++ {
+				if spins < 64 {
+					procyield(10)
+				} else {
+					osyield()
+				}
+				t = w.stopped[i].Load()
+			}
+			w.stopped[i].Store(nil)
+			t.lock()
+			if t.ts == ts && t.state&(timerWheeled|timerZombie) == timerWheeled|timerZombie {
+				emptied = ts.wheelUnlink(t) || emptied
+				ts.wheelDrop(t)
+			}
+			t.unlock()
+		}
+		// Entries 0..n-1 are clear: later Stops may reuse them.
+		if w.nstopped.CompareAndSwap(n, 0) {
+			break
+		}
+		n = w.nstopped.Load()
+	}
+	if emptied {
+		ts.wheelRaiseMin()
+	}
 }
 
 // wheelNeedsFix reports, as the timers to pass to wheelFix or nil, whether t
@@ -703,13 +841,14 @@ func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers {
 // wheelInPlace reports whether t, which wheelNeedsFix found in need of a
 // fix, may stay in its slot after all because it is not a zombie and its
 // when is not in an earlier level-0 tick than oldWhen; then it marks the
-// slot in lowered (see "Earlier in place"). The caller holds t's lock, not
+// slot in lowered (see "Earlier in place"); else it marks t timerWheelFix. The caller holds t's lock, not
 // the timers lock, and calls it before modify lowers minWhenModified. t's
 // slot does not change while t's lock is held, but its index does, when
 // another timer's removal moves t into a freed place under the timers lock
 // only, so t.wheelPos is loaded atomically: either value names t's slot.
 func (t *timer) wheelInPlace(oldWhen int64) bool {
 	if t.state&timerZombie != 0 || t.when>>wheelTickShift < oldWhen>>wheelTickShift {
+		t.state |= timerWheelFix
 		return false
 	}
 	slot := atomic.Load((*uint32)(&t.wheelPos)) % (wheelLevels * wheelSlots)
@@ -742,9 +881,10 @@ func (ts *timers) wheelLowerSlots() {
 }
 
 // wheelFix re-places or removes t, which was in ts's wheel when
-// wheelNeedsFix was called, after a stop or an earlier reset. It runs on
-// the P of the caller, which need not be ts's P: it locks ts, then t, in
-// lock-rank order, so a stopped wheel timer never lingers as a zombie.
+// wheelNeedsFix or wheelStopped was called, after a reset earlier or of a
+// zombie, or a stop that found the stopped ring full. It runs on the P of
+// the caller, which need not be ts's P: it locks ts, drains its stopped
+// ring, then locks t, in lock-rank order. If t is a zombie, it removes t.
 // The caller must hold neither lock.
 //
 // If the re-placement lowered ts's wake time it wakes the netpoller for
@@ -754,7 +894,7 @@ func (ts *timers) wheelLowerSlots() {
 // until this fix t is in the wheel, and an adjust that ran in between
 // cleared the bound without seeing t, so the P may be asleep until a later
 // time. And the fix may place t at a when set by another Reset since, or
-// run from a Stop racing that Reset: the wakeup is for where t is now.
+// find it stopped since: the wakeup is for where t is now.
 func (ts *timers) wheelFix(t *timer) {
 	if deadline, earlier := ts.wheelReplace(t); earlier {
 		wakeNetPoller(deadline)
@@ -766,7 +906,12 @@ func (ts *timers) wheelFix(t *timer) {
 // earlier than ts's wake time was.
 func (ts *timers) wheelReplace(t *timer) (deadline int64, earlier bool) {
 	ts.lock()
+	ts.wheelDrain() // makes room for the Stop of a full ring
 	t.lock()
+	if t.ts == ts {
+		// A bit set for another set's fix is that fix's to clear.
+		t.state &^= timerWheelFix
+	}
 	if t.ts == ts && t.wheeled() && t.state&(timerZombie|timerModified) != 0 {
 		wake := ts.wakeTime()
 		ts.wheelMoveStart()
@@ -854,7 +999,7 @@ func (ts *timers) wheelCascade(level, s int) {
 		slot[i] = nil
 		w.n--
 		t.lock()
-		t.state &^= timerWheeled
+		t.state &^= timerWheeled | timerWheelFix
 		ts.wheelPlace(t)
 		t.unlock()
 		timerStatsHere().cascades++
@@ -870,7 +1015,7 @@ func (ts *timers) wheelNext(pollUntil int64) int64 {
 }
 
 // wheelSweep removes the zombies from ts's wheel: channel timers that
-// nothing is blocked on, and stops whose wheelFix has not run yet.
+// nothing is blocked on, and stopped timers not drained yet.
 // check calls it, through adjust, when zombies exceed a quarter of the
 // timers, so it costs O(1) amortised per zombie.
 // The caller holds ts's lock.
@@ -908,7 +1053,7 @@ func (ts *timers) wheelTake(src *timers) {
 		for bits := w.occupied[level]; bits != 0; bits &= bits - 1 {
 			s := sys.TrailingZeros64(bits)
 			for _, t := range w.slots[level][s] {
-				t.state &^= timerWheeled
+				t.state &^= timerWheeled | timerWheelFix
 				if t.state&timerZombie != 0 {
 					src.wheelDrop(t)
 				} else {
@@ -917,8 +1062,8 @@ func (ts *timers) wheelTake(src *timers) {
 					ts.addHeap(t)
 					timerStatsHere().moved++
 				}
-				// No unlock publishes the new state: wheelLockTimers
-				// reads timerWheeled from astate.
+				// No unlock publishes the new state: wheelSweep reads
+				// astate without t's lock.
 				t.astate.Store(t.state)
 			}
 			w.slots[level][s] = nil
@@ -927,6 +1072,13 @@ func (ts *timers) wheelTake(src *timers) {
 		w.occupied[level] = 0
 		atomic.Store64(&w.lowered[level], 0)
 	}
+	// The loop above dropped every zombie that src's stopped ring names;
+	// a zombie a stale entry names in another set is listed there too
+	// (by the Stop that made it a zombie there).
+	for i := range min(w.nstopped.Load(), wheelStoppedMax) {
+		w.stopped[i].Store(nil)
+	}
+	w.nstopped.Store(0)
 	w.n = 0
 	w.spare, w.spareCap, w.peak = [wheelSpareClasses][][]*timer{}, 0, 0
 	w.minWhen.Store(0)
@@ -934,6 +1086,22 @@ func (ts *timers) wheelTake(src *timers) {
 	src.minWhenModified.Store(0) // take clears it only if src's heap had timers
 	src.len.Store(uint32(len(src.heap)))
 	ts.len.Store(uint32(len(ts.heap) + ts.wheel.n))
+}
+
+// listed reports whether t, a zombie, is in w's stopped ring or waits
+// for its Stop's wheelFix (the stopped-ring invariant), for wheelVerify.
+// The caller holds the timers lock and t's lock, so the Stop that made t
+// a zombie has stored t's entry.
+func (w *timerWheel) listed(t *timer) bool {
+	if t.state&timerWheelFix != 0 {
+		return true
+	}
+	for i := range min(w.nstopped.Load(), wheelStoppedMax) {
+		if w.stopped[i].Load() == t {
+			return true
+		}
+	}
+	return false
 }
 
 // wheelVerify checks the wheel's invariants. It is for debugging only
@@ -974,7 +1142,13 @@ func (ts *timers) wheelVerify() {
 				if atomic.Load64(&w.lowered[level])&(1<<s) != 0 && t.state&timerModified != 0 && modified != 0 {
 					bound = min(bound, modified)
 				}
-				if t.state&timerZombie == 0 && (t.when < start || t.deadline() < bound) {
+				if t.state&timerZombie != 0 && (!t.isChan || t.when == 0) && !w.listed(t) {
+					// A zombie is a stopped timer, which its Stop lists
+					// or removes, or a channel timer that nothing waits
+					// on, which keeps its when (unblockTimerChan).
+					throw("timer wheel zombie neither in the stopped ring nor waiting for its Stop's fix")
+				}
+				if t.state&(timerZombie|timerWheelFix) == 0 && (t.when < start || t.deadline() < bound) {
 					print("wheel timer when ", t.when, " deadline ", t.deadline(), " before its slot's start ", start, " or bound ", bound, "\n")
 					throw("bad timer wheel placement")
 				}

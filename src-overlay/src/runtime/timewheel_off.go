@@ -29,8 +29,11 @@ func (ts *timers) wheelHeapEmptied()                              {}
 func (ts *timers) wheelLowerSlots()                               {}
 func (ts *timers) wheelSweep()                                    {}
 func (ts *timers) wheelTake(src *timers)                          {}
-func (t *timer) wheelLockTimers() *timers                         { return nil }
+func (t *timer) wheelStopped() *timers                            { return nil }
+func (t *timer) wheelLockOwn() *timers                            { return nil }
+func (t *timer) wheelStop(locked *timers)                         {}
 func (ts *timers) wheelUnlock()                                   {}
-func (t *timer) wheelStop(locked *timers) *timers                 { return nil }
+func (ts *timers) wheelDrainDue() bool                            { return false }
+func (ts *timers) wheelDrain()                                    {}
 func (ts *timers) wheelVerify()                                   {}
 func (t *timer) wheeled() bool                                    { return false }
