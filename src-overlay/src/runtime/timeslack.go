@@ -118,13 +118,16 @@ type timerSlackSpec struct {
 // before any timer is armed.
 var timerSlackPolicy atomic.Pointer[timerSlackSpec]
 
-// timerSlackArming is 1 if timerSlackPolicy is not nil, stored after
-// it: the test that slackArm inlines into every timer's path. The same
-// test of the pointer costs more of the inliner's budget (atomic.Pointer's
-// generic wrappers), and slackArm would not inline. A reader that sees it
-// 1 with the pointer nil, or 0 with the pointer set, races with a change
-// of policy, and arms the timer with no slack.
-var timerSlackArming atomic.Uint32
+// timerSlackArming is timerHeaped if timerSlackPolicy is not nil, 0 if it
+// is, stored after it: the test that slackArm inlines into every timer's
+// path, where one AND with the timer's state tests both the policy and
+// whether the timer is in a heap (only a timer in a heap gets slack). It
+// is a byte read with atomic.Load8 because that costs the least of the
+// inliner's budget: with atomic.Uint32's method, or a separate test of
+// the state, slackArm would not inline. A reader that sees it set with
+// the pointer nil, or 0 with the pointer set, races with a change of
+// policy, and arms the timer with no slack. Accessed atomically.
+var timerSlackArming uint8
 
 // timerSlackSpecs holds every policy set so far, once each, newest first:
 // setTimerSlack publishes the one that equals the policy set, or adds it.
@@ -196,14 +199,14 @@ func setTimerSlack(value string) {
 		*e = spec
 		l.list = e
 	}
-	if !e.on {
-		e = nil
+	if !e.on || faketime != 0 {
+		e = nil // no slack, nor any test of faketime at arming
 	}
 	timerSlackPolicy.StoreNoWB(e) // e is not in the heap
 	if e != nil {
-		timerSlackArming.Store(1)
+		atomic.Store8(&timerSlackArming, timerHeaped)
 	} else {
-		timerSlackArming.Store(0)
+		atomic.Store8(&timerSlackArming, 0)
 	}
 	l.locked.Store(0)
 }
@@ -282,25 +285,29 @@ func addSat(a, b int64) int64 {
 // a timer reads no clock. A relative slack is a share of the delay the
 // timer was set for, or, for a channel timer that enters a heap when a
 // goroutine blocks on it, of the delay left then.
-// Arming is on every timer's path, so it does the least it can: one load
-// of a flag, inlined into the caller, and, if the policy grants slack,
-// the tests of the timer and one load of the policy (slackArmOn); a multiply only for a delay below the
-// policy's cap (slackFor); the slack is counted in the metrics when the
-// timer fires (slackFiring), not here.
+// Arming is on every timer's path, so it does the least it can: inlined
+// into the caller, one load of a flag and one AND with t's state; a call
+// (slackArmOn) only if the policy grants slack and t is in a heap; there,
+// the test of a bubble, one load of the policy, a multiply only for a
+// delay below the policy's cap (slackFor), and one store. The slack is
+// counted in the metrics when the timer fires (slackFiring), not here. A
+// faketime build never publishes a policy (setTimerSlack), so arming
+// tests nothing for it.
 // The caller holds t's lock.
 func (t *timer) slackArm(now int64) int64 {
-	if timerSlackArming.Load() != 0 {
+	if atomic.Load8(&timerSlackArming)&t.state != 0 {
 		return t.slackArmOn(now)
 	}
 	t.slack.off = 0
 	return t.when
 }
 
-// slackArmOn is slackArm for a policy that grants slack.
+// slackArmOn is slackArm for a timer in a heap, under a policy that
+// grants slack.
 func (t *timer) slackArmOn(now int64) int64 {
-	t.slack.off = 0
 	spec := timerSlackPolicy.Load()
-	if spec == nil || t.state&timerHeaped == 0 || t.isFake || faketime != 0 {
+	if spec == nil || t.isFake {
+		t.slack.off = 0
 		return t.when
 	}
 	slack := spec.fixed
@@ -310,8 +317,9 @@ func (t *timer) slackArmOn(now int64) int64 {
 		}
 		slack = spec.slackFor(t.when - now)
 	}
-	t.slack.off = uint32(t.capPeriodic(slack))
-	return t.deadline()
+	slack = t.capPeriodic(slack)
+	t.slack.off = uint32(slack)
+	return deadlineOf(t.when, slack)
 }
 
 // capPeriodic returns slack, capped at half of t's period if t is periodic.
@@ -329,7 +337,17 @@ func (t *timer) capPeriodic(slack int64) int64 {
 
 // deadline returns t's hard deadline. The caller holds t's lock.
 func (t *timer) deadline() int64 {
-	return addSat(t.when, int64(t.slack.off))
+	return deadlineOf(t.when, int64(t.slack.off))
+}
+
+// deadlineOf returns when+slack, saturated at maxWhen, for 0 <= when <=
+// maxWhen and 0 <= slack <= maxTimerSlack: such a sum overflows at most
+// into the negative numbers, so one test of its sign finds the overflow.
+func deadlineOf(when, slack int64) int64 {
+	if d := when + slack; d >= 0 {
+		return d
+	}
+	return maxWhen
 }
 
 // coalescedAt reports whether a firing at now comes before t's hard
@@ -386,7 +404,7 @@ func (ts *timers) slackOpen(next int64) int64 {
 // a timer not modified at all. The caller holds t's lock. The test is
 // inlined into modify.
 func (ts *timers) slackModified(t *timer, oldWhen int64) {
-	if t.slack.off != 0 && t.when < oldWhen {
+	if t.when < oldWhen && t.slack.off != 0 {
 		ts.slackModifiedEarlier(t)
 	}
 }
