@@ -90,17 +90,29 @@ func (m *TimerModel) Stop(id int) bool {
 // released, waiting up to limit nanoseconds for it, and what it returned.
 // It waits for the Stop to return in any case.
 func (m *TimerModel) StopUnderSetLock(id int, limit int64) (returned, pending bool) {
+	return m.stopUnderSetLock(id, limit, nil)
+}
+
+// stopUnderSetLock is StopUnderSetLock, with *mark set to 1 while the lock
+// is held if mark is not nil.
+func (m *TimerModel) stopUnderSetLock(id int, limit int64, mark *atomic.Uint32) (returned, pending bool) {
 	st := new(setLockedStop)
 	go st.stop(m.timers[id])
 	for !st.started.Load() {
 		Gosched()
 	}
 	m.ts.lock()
+	if mark != nil {
+		mark.Store(1)
+	}
 	st.locked.Store(true)
 	for start := nanotime(); !st.done.Load() && nanotime()-start < limit; {
 		procyield(100)
 	}
 	returned = st.done.Load()
+	if mark != nil {
+		mark.Store(0)
+	}
 	m.ts.unlock()
 	for !st.done.Load() {
 		Gosched()

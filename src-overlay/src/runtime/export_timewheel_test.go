@@ -8,6 +8,8 @@
 
 package runtime
 
+import "internal/runtime/atomic"
+
 const TimerWheelTickShift = wheelTickShift
 
 // TimerWheelStoppedMax is the size of a set's stopped ring.
@@ -19,6 +21,20 @@ func SetTimerWheelSlotMax(n int) int {
 	old := wheelSlotMax
 	wheelSlotMax = n
 	return old
+}
+
+// StopUnderBusySetLock is StopUnderSetLock with the set marked busy while
+// its lock is held, as a holder marks it while it cascades.
+func (m *TimerModel) StopUnderBusySetLock(id int, limit int64) (returned, pending bool) {
+	return m.stopUnderSetLock(id, limit, &m.ts.wheel.busy)
+}
+
+// MarkStoppedOverflow sets the overflow bit of the set's stopped ring, as
+// a Stop that found the ring full while the set was busy sets it, here
+// with the ring's count at 0: where it lands if that Stop's Or comes after
+// a drain's reset of the count.
+func (m *TimerModel) MarkStoppedOverflow() {
+	m.ts.wheel.nstopped.Or(wheelOverflowed)
 }
 
 // WheelPos returns where timer id is in the wheel: its level, slot and
@@ -48,49 +64,96 @@ func (m *TimerModel) HeapBeyondHorizon() int {
 	return n
 }
 
-// FixEarlier moves wheel timer id earlier, to when, as a modify that
-// leaves the move to wheelFix does (t marked modified, still in its slot),
-// sets the set's minWhenModified to modified (0: cleared, as by an adjust
-// that ran between the modify and the fix), then re-places it as wheelFix
-// does and reports whether wheelFix would wake the netpoller.
+// FixEarlier moves wheel timer id earlier, to when, by a Reset of it
+// (modify), which leaves the move to wheelFix. Between modify's unlock of
+// the timer and the fix, it sets the set's minWhenModified to modified (0:
+// cleared, as by an adjust on another P in between). It reports whether
+// wheelFix asked for a wakeup, and panics if modify left the move to no
+// fix.
 func (m *TimerModel) FixEarlier(id int, when, modified int64) bool {
-	t := m.timers[id]
-	t.lock()
-	t.when = when
-	t.slackArm(0)
-	t.state |= timerModified
-	t.unlock()
-	m.ts.minWhenModified.Store(modified)
-	_, earlier := m.ts.wheelReplace(t)
-	return earlier
+	r := &wheelReplay
+	*r = wheelReplayState{t: m.timers[id], ts: &m.ts, modified: modified}
+	wheelTestHooks.fix, wheelTestHooks.fixed = fixEarlierFix, fixEarlierFixed
+	r.t.modify(when, r.t.period, nil, nil, r.t.seq, 0)
+	wheelTestHooks.fix, wheelTestHooks.fixed = nil, nil
+	if !r.fixed {
+		panic("FixEarlier: modify did not re-place the timer by wheelFix")
+	}
+	return r.woke
+}
+
+// wheelReplay is the state of the replay that FixEarlier or
+// AdjustRacingModify runs: the runtime's closures must not escape, so
+// its test hooks are functions of this variable. One replay runs at a
+// time; the hooks ignore every timer but the replay's.
+var wheelReplay wheelReplayState
+
+type wheelReplayState struct {
+	t        *timer
+	ts       *timers
+	modified int64
+	fixed    bool // wheelFix re-placed t
+	woke     bool // and asked for a wakeup
+	inPlace  bool // wheelInPlace left t in its slot
+}
+
+func fixEarlierFix(u *timer) {
+	if r := &wheelReplay; u == r.t {
+		r.ts.minWhenModified.Store(r.modified)
+	}
+}
+
+func fixEarlierFixed(u *timer, earlier bool) {
+	if r := &wheelReplay; u == r.t {
+		r.fixed, r.woke = true, earlier
+	}
 }
 
 // AdjustRacingModify runs an adjust of the model's set and a Reset of
-// timer id, in the set, to when in the interleaving of two Ps that the
-// mark in lowered must survive: adjust clears minWhenModified, modify marks
-// the timer's slot (wheelInPlace), adjust collects the marks
-// (wheelLowerSlots), modify reads and lowers minWhenModified, and adjust
-// raises minWhenHeap. It reports whether the timer stayed in its slot.
+// timer id, in the set, to when (modify itself), in the interleaving of two
+// Ps that the mark in lowered must survive: adjust clears minWhenModified,
+// modify marks the timer's slot (wheelInPlace), adjust collects the marks
+// (wheelLowerSlots, run from wheelInPlace's test hook), modify reads and
+// lowers minWhenModified, and adjust raises minWhenHeap. The adjust's lock
+// is dropped in the hook and taken again for its last step: modify takes
+// no timers lock, so that changes nothing it sees, and its wakeup must
+// not run under the timers lock (wakep takes sched.lock, which ranks
+// before it). It reports whether the timer stayed in its slot; it throws
+// if modify would re-place it instead, since the fix would wait for the
+// lock this adjust holds.
 func (m *TimerModel) AdjustRacingModify(id int, when int64) bool {
-	ts, t := &m.ts, m.timers[id]
+	r := &wheelReplay
+	*r = wheelReplayState{t: m.timers[id], ts: &m.ts}
+	wheelTestHooks.inPlace, wheelTestHooks.fix = adjustRacingInPlace, adjustRacingFix
+	ts := r.ts
 	ts.lock()
 	ts.minWhenHeap.Store(ts.wakeTime())
 	ts.minWhenModified.Store(0)
-	t.lock()
-	oldWhen, oldDeadline := t.when, t.deadline()
-	t.when = when
-	deadline := t.slackArm(0)
-	inPlace := t.wheelNeedsFix(oldWhen, oldDeadline) != nil && t.wheelInPlace(oldWhen)
-	t.state |= timerModified
-	ts.wheelLowerSlots()
-	if min := ts.minWhenModified.Load(); min == 0 || deadline < min {
-		t.astate.Store(t.state)
-		ts.updateMinWhenModified(deadline)
+	r.t.modify(when, r.t.period, nil, nil, r.t.seq, 0)
+	if !r.inPlace {
+		ts.unlock() // modify left it to no hook
 	}
-	t.unlock()
+	ts.lock()
 	ts.updateMinWhenHeap()
 	ts.unlock()
-	return inPlace
+	wheelTestHooks.inPlace, wheelTestHooks.fix = nil, nil
+	return r.inPlace
+}
+
+func adjustRacingInPlace(u *timer) {
+	if r := &wheelReplay; u == r.t {
+		r.inPlace = true
+		r.ts.wheelLowerSlots()
+		// Not ts.unlock: its drain locks timers, and modify holds t's
+		// lock. Nothing here changed the set's length.
+		unlock(&r.ts.mu)
+	}
+}
+
+func adjustRacingFix(u *timer) {
+	if u == wheelReplay.t {
+		throw("AdjustRacingModify: modify re-places the timer; its fix would wait for the adjust")
+	}
 }
 
 // WakeTimeAround computes the set's wake time as wakeTime and wheelMinWhen
@@ -140,4 +203,80 @@ func (m *TimerModel) WheelArrays() (slots, spare int) {
 	spare = w.spareCap
 	m.ts.unlock()
 	return slots, spare
+}
+
+// StopOwnWhileBusy arms a timer an hour ahead on the caller's P, in its
+// wheel, and stops it there while another goroutine, on another P, holds
+// that P's timers lock with the set marked busy, as another P's stealing
+// check holds it while it cascades. It reports whether the Stop returned
+// before the lock was released, waiting up to limit nanoseconds for it;
+// ran is false if the holder was not running on another P in time.
+func StopOwnWhileBusy(limit int64) (ran, returned bool) {
+	b := &ownBusyLocker{limit: limit}
+	go b.hold()
+	for !b.started.Load() {
+		Gosched()
+	}
+	// The holder spins on another P, unpreemptibly: pin this goroutine to
+	// its P, the one that will hold the timer.
+	mp := acquirem()
+	t := new(timer)
+	t.init(ownBusyNop, nil)
+	t.modify(nanotime()+int64(60*60*1e9), 0, nil, nil, 0, 0)
+	if t.astate.Load()&timerWheeled == 0 {
+		throw("StopOwnWhileBusy: the timer is not in the wheel")
+	}
+	b.ts.Store(&mp.p.ptr().timers)
+	for start := nanotime(); !b.locked.Load() && !b.done.Load() && nanotime()-start < limit; {
+		procyield(100)
+	}
+	if b.locked.Load() {
+		ran = true
+		t.stop()
+		returned = !b.released.Load()
+	}
+	b.stopped.Store(true)
+	releasem(mp)
+	if !ran {
+		t.stop()
+	}
+	for !b.done.Load() {
+		Gosched()
+	}
+	return ran, returned
+}
+
+func ownBusyNop(arg any, seq uintptr, delay int64) {}
+
+// An ownBusyLocker is the other P's holder of StopOwnWhileBusy: running,
+// it waits for the set, locks it, marks it busy and holds it until the
+// Stop is done or limit passes. It spins with no yield, so that it stays
+// on its P, and with a limit on every wait, so that a stop of the world
+// waits for it no longer than that.
+type ownBusyLocker struct {
+	ts                                       atomic.Pointer[timers]
+	limit                                    int64
+	started, locked, stopped, released, done atomic.Bool
+}
+
+func (b *ownBusyLocker) hold() {
+	defer b.done.Store(true)
+	b.started.Store(true)
+	start := nanotime()
+	for b.ts.Load() == nil {
+		if nanotime()-start > b.limit {
+			return
+		}
+		procyield(100)
+	}
+	ts := b.ts.Load()
+	ts.lock()
+	ts.wheel.busy.Store(1)
+	b.locked.Store(true)
+	for start := nanotime(); !b.stopped.Load() && nanotime()-start < b.limit; {
+		procyield(100)
+	}
+	b.released.Store(true)
+	ts.wheel.busy.Store(0)
+	ts.unlock()
 }

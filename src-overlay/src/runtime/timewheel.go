@@ -37,37 +37,60 @@
 // when (see "Earlier in place" below).
 //
 // Stopped timers: a Stop on the P holding the timer removes it at once,
-// under that P's timers lock (wheelLockOwn, wheelStop), as its other
-// timers operations do. A Stop on another P marks it a zombie, as upstream
-// marks a heap timer, under the timer's lock only: it takes no timers
-// lock, so it does not wait behind the owner's cascade. It also lists the
-// timer in its set's stopped ring (wheelStopped), lock-free,
-// and every holder of the timers lock drains the ring as it unlocks
-// (wheelDrain, from timers.unlock), unlinking each listed zombie in O(1):
-// the owner's next add or check, another P's check of this set, which
+// under that P's timers lock (wheelLockOwn, wheelStop), as its other timers
+// operations do, unless the set is busy (below). A Stop on another P marks
+// it a zombie, as upstream marks a heap timer, under the timer's lock only:
+// it takes no timers lock, so it does not wait behind the owner's cascade.
+// It also lists the timer in its set's stopped ring (wheelStopped),
+// lock-free, and every holder of the timers lock drains the ring as it
+// unlocks (wheelDrain, from timers.unlock), unlinking each listed zombie in
+// O(1): the owner's next add or check, another P's check of this set, which
 // locks for a non-empty ring though no timer is due (wheelDrainDue). So a
-// stopped timer's function and argument stay reachable only until then,
-// not until its slot cascades. Draining at every unlock, not at every
-// lock, leaves no entry behind a holder that drops the timer on its own
-// (a cascade or a sweep of a timer listed meanwhile): an entry listed
-// after the unlock names a zombie still in the wheel, so the set's wake
-// time is not 0 and a later check drains it.
+// stopped timer's function and argument stay reachable only until then, not
+// until its slot cascades. Draining at every unlock, not at every lock,
+// leaves no entry behind a holder that drops the timer on its own (a
+// cascade or a sweep of a timer listed meanwhile): an entry listed after
+// the unlock names a zombie still in the wheel, so the set's wake time is
+// not 0 and a later check drains it.
 //
-// Stopped-ring invariant: every zombie that a Stop made in a slot of ts's
-// wheel is named in ts's ring, or carries timerWheelFix while that Stop
-// has yet to remove it itself, until a holder of ts's lock removes it.
-// Stop lists the timer under its lock, in the same critical section that
-// marks it; a Stop that finds the ring full marks the timer timerWheelFix
-// instead and, once it has dropped the timer's lock, takes the timers
-// lock, drains the ring and removes the timer (wheelStopped, wheelFix).
-// A ring entry may be stale (the timer was
-// revived by a Reset, dropped by a cascade, or moved since): the drain
-// removes only a timer that is, under its lock, a zombie in a slot of the
-// draining set. While a zombie waits in its slot the slot's slotMin still
-// counts it, so a P that no other P checks may wake once for a slot that
-// holds only zombies, then drain it.
-// (A channel timer that nothing waits on still becomes a zombie, as
-// upstream, and is listed nowhere; the cascade or wheelSweep drops it.)
+// Stopped-ring invariant: every zombie that a Stop made or stopped in a
+// slot of ts's wheel is named in ts's ring, or carries timerWheelFix while
+// that Stop, or the sweep its overflow asks for, has yet to remove it,
+// until a holder of ts's lock removes it. Stop lists the timer under its
+// lock, in the same critical section that marks it; a Stop that finds the
+// ring full marks the timer timerWheelFix instead and, once it has dropped
+// the timer's lock, takes the timers lock and removes the timer, and drains
+// the ring as it unlocks (wheelStopped, wheelFix), unless the set is busy:
+// then the busy holder's drain sweeps it (wheelOverflow). A ring entry may
+// be stale (the timer was revived by a Reset, dropped by a cascade, or
+// moved since): the drain removes only a timer that is, under its lock, a
+// zombie in a slot of the draining set. While a zombie waits in its slot
+// the slot's slotMin still counts it, so a P that no other P checks may
+// wake once for a slot that holds only zombies, then drain it. (A channel
+// timer that nothing waits on still becomes a zombie, as upstream, when its
+// last waiter leaves (unblockTimerChan): that is not a Stop, and lists
+// nothing. A Stop of it then lists it, as it lists any zombie with a when;
+// until then the cascade or wheelSweep drops it.)
+//
+// Busy sets: a cascade of a full slot moves up to 2^23 timers under the
+// timers lock, milliseconds of work, and a Stop must not wait for it, as
+// it waits for no heap operation upstream. So the holder marks the set
+// busy while it cascades (wheelAdvance) and while its drain sweeps (below),
+// and a Stop that would take the lock looks first: a Stop on the owner's
+// P, whose set another P's check may be cascading, lists its timer
+// instead of locking (lockOwnTimers); a Stop that finds the ring full
+// leaves its zombie unlisted, marked timerWheelFix, and sets
+// wheelOverflowed in nstopped (wheelOverflow), and the holder's drain,
+// which runs once busy is clear, sweeps every zombie from the wheel. A
+// Stop that overflows during that sweep sets the bit again, and the next
+// holder's drain sweeps: check locks for it as for a non-empty ring.
+// Any holder's drain may be the one that sweeps, a Stop's that took the
+// lock included: the sweep walks the whole wheel, so an overflow costs
+// O(n) once, paid by whoever drains next, and never waited for by a Stop
+// that sees the set busy. A Stop
+// that loads busy just before a holder sets it still waits behind that
+// holder: the flag narrows the window to a few instructions, it does not
+// close it (a lock that could be tried would).
 //
 // Earlier in place: a deadline set again and again to about the same
 // instant (SetReadDeadline with one deadline: package net and the runtime
@@ -296,9 +319,23 @@ type timerWheel struct {
 	// drained, so that no reservation is lost. Stores and loads are
 	// atomic, with write barriers: a dropped timer may be reachable only
 	// from here until the drain.
+	//
+	// nstopped's top bit, wheelOverflowed, is set by a Stop that found
+	// the ring full while the set was busy: it left its zombie unlisted,
+	// marked timerWheelFix, for the drain to sweep (see "Busy sets").
+	// The drain's compare-and-swap clears it with the count.
 	stopped  [wheelStoppedMax]atomic.Pointer[timer]
 	nstopped atomic.Uint32
+
+	// busy is 1 while the holder of the timers lock does work that may
+	// take milliseconds, which a Stop must not wait for: wheelAdvance's
+	// cascades and the drain's sweep of an overflow (see "Busy sets").
+	// Written with the timers lock held; read without it by stop.
+	busy atomic.Uint32
 }
+
+// wheelOverflowed is the bit of nstopped that asks the drain for a sweep.
+const wheelOverflowed = 1 << 31
 
 // level returns the level at which a timer with this when belongs,
 // or -1 if it belongs in the heap.
@@ -416,9 +453,9 @@ func (ts *timers) wheelMoves() uint32 {
 // bounds and again after them: if such a move came between, it answers 1,
 // due at once, and its caller's check locks the set and reads it exactly.
 // Moves within the wheel (a cascade to a lower level) and removals (the
-// drain of stopped timers, the sweep of zombies) need no count: the first never raises the
-// wheel's bound above a timer still in a slot, and a removed timer is no
-// longer in the set.
+// drain of stopped timers, the sweep of zombies) need no count: the first
+// never raises the wheel's bound above a timer still in a slot, and a
+// removed timer is no longer in the set.
 //
 //go:nowritebarrierrec
 func (ts *timers) wheelMinWhen(when int64, seq uint32) int64 {
@@ -672,12 +709,13 @@ func (t *timer) wheeled() bool {
 
 // wheelLockOwn locks and returns the timers of the caller's P if t is in
 // its wheel, so that stop can remove t at once, as the P's own timers
-// operations do: no cascade of this set can be under way, as only this P
-// and the occasional stealing check of another P run one. A Stop of a
-// timer in another P's wheel takes no timers lock: it lists t in that
-// set's stopped ring (wheelStopped). The timers lock ranks before t's, so it is taken first; t.ts is
-// read without t's lock, after the atomic load of t.astate that published
-// it, and wheelStop checks it again under both locks. The test is inlined
+// operations do, unless the set is busy: another P's stealing check may
+// be cascading it (see "Busy sets"). A Stop of a timer in another P's
+// wheel, or in a busy set, takes no timers lock: it lists t in that
+// set's stopped ring (wheelStopped). The timers lock ranks before t's,
+// so it is taken first; t.ts is read without t's lock, after the atomic
+// load of t.astate that published it, and wheelStop checks it again
+// under both locks. The test is inlined
 // into stop, so a timer in no wheel pays for a load and a branch.
 // The caller holds no lock but, for a channel timer, its sendLock, which
 // ranks before the timers lock.
@@ -691,8 +729,8 @@ func (t *timer) wheelLockOwn() *timers {
 // lockOwnTimers is wheelLockOwn for a timer in a wheel.
 func (t *timer) lockOwnTimers() *timers {
 	ts := t.ts
-	if ts == nil || ts != &getg().m.p.ptr().timers {
-		return nil
+	if ts != &getg().m.p.ptr().timers || ts.wheel.busy.Load() != 0 {
+		return nil // not this P's set, or another P's check cascades it
 	}
 	ts.lock()
 	return ts
@@ -747,16 +785,43 @@ func (t *timer) wheelRemove(locked *timers) {
 func (t *timer) wheelStopped() *timers {
 	if t.state&timerWheeled != 0 && t.when != 0 && !t.ts.wheelList(t) {
 		t.state |= timerWheelFix
-		return t.ts
+		// Publish the zombie before the overflow: a sweep finds it by
+		// its astate, and may run before this Stop unlocks t.
+		t.astate.Store(t.state)
+		return t.ts.wheelOverflow()
 	}
 	return nil
+}
+
+// wheelOverflow is for a Stop that found ts's stopped ring full: it
+// returns ts, for the Stop to remove its timer under the timers lock
+// (wheelFix), unless ts is busy; then it sets wheelOverflowed, for a
+// drain to sweep the timer, and returns nil. A cascading holder clears
+// busy before it unlocks, and its drain loads nstopped after that: a Stop
+// that sets the bit and then still sees busy set is sure that the drain
+// sees the bit (both are sequentially consistent atomics). If the busy it
+// sees is a drain's own sweep, whose compare-and-swap came before the
+// bit, the bit waits for the next holder's drain, which check's test of
+// nstopped makes prompt, as for an entry listed after a drain. A Stop
+// that sees busy clear the second time removes its timer itself; the bit
+// then costs one needless sweep. The caller holds t's lock, and has
+// published t's state (the sweep reads astate).
+func (ts *timers) wheelOverflow() *timers {
+	w := &ts.wheel
+	if w.busy.Load() != 0 {
+		w.nstopped.Or(wheelOverflowed)
+		if w.busy.Load() != 0 {
+			return nil
+		}
+	}
+	return ts
 }
 
 // wheelList puts t, a zombie in ts's wheel, in ts's stopped ring and
 // reports whether there was room. The caller holds t's lock.
 func (ts *timers) wheelList(t *timer) bool {
 	w := &ts.wheel
-	if i := w.nstopped.Add(1) - 1; i < wheelStoppedMax {
+	if i := (w.nstopped.Add(1) - 1) &^ wheelOverflowed; i < wheelStoppedMax {
 		w.stopped[i].Store(t)
 		return true
 	}
@@ -773,7 +838,9 @@ func (ts *timers) wheelDrainDue() bool {
 
 // wheelDrain removes from ts's wheel the zombies that Stops listed in its
 // stopped ring, and raises minWhen if that emptied a slot. timers.unlock
-// calls it, and wheelReplace to make room; the test is inlined there.
+// calls it, so every holder of the timers lock drains as it lets go
+// (wheelReplace too, for the Stop that found the ring full); the test is
+// inlined there.
 // The caller holds ts's lock and no timer's.
 func (ts *timers) wheelDrain() {
 	if ts.wheelDrainDue() {
@@ -787,7 +854,7 @@ func (ts *timers) wheelDrainStopped() {
 	emptied := false
 	n, i := w.nstopped.Load(), uint32(0)
 	for {
-		for ; i < min(n, wheelStoppedMax); i++ {
+		for ; i < min(n&^wheelOverflowed, wheelStoppedMax); i++ {
 			// A Stop that reserved entry i stores it at once, holding
 			// its timer's lock, with nothing to wait for.
 			t := w.stopped[i].Load()
@@ -813,7 +880,13 @@ func (ts *timers) wheelDrainStopped() {
 		}
 		n = w.nstopped.Load()
 	}
-	if emptied {
+	if n&wheelOverflowed != 0 {
+		// Some zombies are in no ring: sweep them all. A Stop that
+		// overflows meanwhile sets the bit again, for the next drain.
+		w.busy.Store(1)
+		ts.wheelSweep() // raises minWhen
+		w.busy.Store(0)
+	} else if emptied {
 		ts.wheelRaiseMin()
 	}
 }
@@ -841,11 +914,12 @@ func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers {
 // wheelInPlace reports whether t, which wheelNeedsFix found in need of a
 // fix, may stay in its slot after all because it is not a zombie and its
 // when is not in an earlier level-0 tick than oldWhen; then it marks the
-// slot in lowered (see "Earlier in place"); else it marks t timerWheelFix. The caller holds t's lock, not
-// the timers lock, and calls it before modify lowers minWhenModified. t's
-// slot does not change while t's lock is held, but its index does, when
-// another timer's removal moves t into a freed place under the timers lock
-// only, so t.wheelPos is loaded atomically: either value names t's slot.
+// slot in lowered (see "Earlier in place"); else it marks t timerWheelFix.
+// The caller holds t's lock, not the timers lock, and calls it before
+// modify lowers minWhenModified. t's slot does not change while t's lock is
+// held, but its index does, when another timer's removal moves t into a
+// freed place under the timers lock only, so t.wheelPos is loaded
+// atomically: either value names t's slot.
 func (t *timer) wheelInPlace(oldWhen int64) bool {
 	if t.state&timerZombie != 0 || t.when>>wheelTickShift < oldWhen>>wheelTickShift {
 		t.state |= timerWheelFix
@@ -853,7 +927,21 @@ func (t *timer) wheelInPlace(oldWhen int64) bool {
 	}
 	slot := atomic.Load((*uint32)(&t.wheelPos)) % (wheelLevels * wheelSlots)
 	atomic.Or64(&t.ts.wheel.lowered[slot/wheelSlots], 1<<(slot%wheelSlots))
+	if h := wheelTestHooks.inPlace; h != nil {
+		h(t)
+	}
 	return true
+}
+
+// wheelTestHooks are the points at which the wheel's tests run another
+// P's step inside modify, to replay an interleaving with modify itself
+// (export_timewheel_test.go). Each is nil but in those tests. Testing one
+// costs a load of a global, on the paths of a timer moved earlier (in
+// place or out of its tick) and of a Stop that found the ring full.
+var wheelTestHooks struct {
+	inPlace func(t *timer)               // wheelInPlace has marked t's slot; t's lock is held
+	fix     func(t *timer)               // wheelFix is about to re-place t; no lock is held
+	fixed   func(t *timer, earlier bool) // wheelFix re-placed t; earlier: it asks for a wakeup
 }
 
 // wheelLowerSlots lowers, for adjust, the slotMin of every slot marked in
@@ -883,8 +971,9 @@ func (ts *timers) wheelLowerSlots() {
 // wheelFix re-places or removes t, which was in ts's wheel when
 // wheelNeedsFix or wheelStopped was called, after a reset earlier or of a
 // zombie, or a stop that found the stopped ring full. It runs on the P of
-// the caller, which need not be ts's P: it locks ts, drains its stopped
-// ring, then locks t, in lock-rank order. If t is a zombie, it removes t.
+// the caller, which need not be ts's P: it locks ts, then t, in lock-rank
+// order, and drains ts's stopped ring as it unlocks ts. If t is a zombie,
+// it removes t.
 // The caller must hold neither lock.
 //
 // If the re-placement lowered ts's wake time it wakes the netpoller for
@@ -896,7 +985,14 @@ func (ts *timers) wheelLowerSlots() {
 // time. And the fix may place t at a when set by another Reset since, or
 // find it stopped since: the wakeup is for where t is now.
 func (ts *timers) wheelFix(t *timer) {
-	if deadline, earlier := ts.wheelReplace(t); earlier {
+	if h := wheelTestHooks.fix; h != nil {
+		h(t)
+	}
+	deadline, earlier := ts.wheelReplace(t)
+	if h := wheelTestHooks.fixed; h != nil {
+		h(t, earlier)
+	}
+	if earlier {
 		wakeNetPoller(deadline)
 	}
 }
@@ -906,7 +1002,6 @@ func (ts *timers) wheelFix(t *timer) {
 // earlier than ts's wake time was.
 func (ts *timers) wheelReplace(t *timer) (deadline int64, earlier bool) {
 	ts.lock()
-	ts.wheelDrain() // makes room for the Stop of a full ring
 	t.lock()
 	if t.ts == ts {
 		// A bit set for another set's fix is that fix's to clear.
@@ -967,6 +1062,7 @@ func (ts *timers) wheelAdvance(now int64) {
 		}
 		if !moved {
 			ts.wheelMoveStart()
+			w.busy.Store(1)
 			moved = true
 		}
 		w.cursor = start
@@ -977,6 +1073,7 @@ func (ts *timers) wheelAdvance(now int64) {
 		ts.updateMinWhenHeap()
 		ts.wheelRaiseMin()
 		ts.wheelMoveEnd()
+		w.busy.Store(0)
 	}
 	if verifyWheel {
 		ts.wheelVerify()
@@ -1075,7 +1172,7 @@ func (ts *timers) wheelTake(src *timers) {
 	// The loop above dropped every zombie that src's stopped ring names;
 	// a zombie a stale entry names in another set is listed there too
 	// (by the Stop that made it a zombie there).
-	for i := range min(w.nstopped.Load(), wheelStoppedMax) {
+	for i := range min(w.nstopped.Load()&^wheelOverflowed, wheelStoppedMax) {
 		w.stopped[i].Store(nil)
 	}
 	w.nstopped.Store(0)
@@ -1096,7 +1193,7 @@ func (w *timerWheel) listed(t *timer) bool {
 	if t.state&timerWheelFix != 0 {
 		return true
 	}
-	for i := range min(w.nstopped.Load(), wheelStoppedMax) {
+	for i := range min(w.nstopped.Load()&^wheelOverflowed, wheelStoppedMax) {
 		if w.stopped[i].Load() == t {
 			return true
 		}

@@ -542,6 +542,99 @@ func TestTimerWheelSpareArraysFarSlot(t *testing.T) {
 	}
 }
 
+// TestTimerWheelStopNotBehindBusy checks that a Stop that finds its set's
+// stopped ring full does not wait for the timers lock while the set is busy,
+// as it is while a holder cascades a slot of thousands of timers, and that
+// the holder's drain at its unlock then sweeps the zombie that Stop left
+// unlisted: the set keeps no stopped timer afterwards.
+func TestTimerWheelStopNotBehindBusy(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	defer GOMAXPROCS(GOMAXPROCS(2))
+	const tries, ring = 3, TimerWheelStoppedMax
+	m := NewTimerModel(tries*(ring+1) + 1)
+	for id := range tries*(ring+1) + 1 {
+		m.Reset(id, 1<<40+int64(id)<<timerModelTickShift, 0, 1)
+	}
+	// A stop of the world while the lock is held waits for it, and may
+	// find the Stop's goroutine not yet running: three tries.
+	next := 0 // the next timer to stop
+	for try := 1; ; try++ {
+		m.Check(2) // no timer is due: this drains the ring
+		for range ring {
+			m.Stop(next)
+			next++
+		}
+		returned, pending := m.StopUnderBusySetLock(next, 5e9)
+		next++
+		if !pending {
+			t.Error("Stop of an armed timer reported it not pending")
+		}
+		m.Verify()
+		if returned {
+			break
+		}
+		if try == tries {
+			t.Fatal("a Stop that found the ring full waited for the lock of a busy set, three times")
+		}
+	}
+	live := tries*(ring+1) + 1 - next
+	if n, wheel := m.Len(); n != live || wheel != live {
+		t.Errorf("after %d stops, the last with the ring full and the set busy, and the unlock: %d timers left, %d in the wheel; want the %d live ones",
+			next, n, wheel, live)
+	}
+	if fired := m.Check(1 << 42); len(fired) != live {
+		t.Errorf("a check at 1<<42 ran %d timers, want the %d live ones", len(fired), live)
+	}
+}
+
+// TestTimerWheelStopOwnWhileBusy checks that a Stop on the P that holds the
+// timer does not take that P's timers lock while the set is busy: another
+// P's stealing check may be cascading it.
+func TestTimerWheelStopOwnWhileBusy(t *testing.T) {
+	defer GOMAXPROCS(GOMAXPROCS(2))
+	// The holder needs another P to take it up, and a stop of the world
+	// may come between: three tries.
+	for try := 1; ; try++ {
+		ran, returned := StopOwnWhileBusy(5e9)
+		if ran && returned {
+			return
+		}
+		if try == 3 {
+			t.Fatalf("a Stop on the timer's own P, its set busy and locked by another P: ran %v, returned before the unlock %v, three times", ran, returned)
+		}
+	}
+}
+
+// TestTimerWheelStoppedAfterOverflow checks the stopped ring while an
+// overflow's sweep is pending with the ring's count at 0 (a Stop's overflow
+// that came after a drain reset the count): a Stop then still lists its
+// timer in the ring, and the next drain removes it and sweeps, rather than
+// wait, with the timers lock held, for an entry that no Stop stores.
+func TestTimerWheelStoppedAfterOverflow(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	m := NewTimerModel(3)
+	for id := range 3 {
+		m.Reset(id, 1<<40+int64(id)<<timerModelTickShift, 0, 1)
+	}
+	m.MarkStoppedOverflow()
+	done := make(chan struct{})
+	go func() {
+		m.Stop(0)
+		m.Check(2) // no timer is due: this drains
+		close(done)
+	}()
+	// A watchdog, not a timing assertion: the broken drain never returns.
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		panic("a Stop and a check with the overflow bit set did not return: the drain waits for an entry no Stop stored")
+	}
+	m.Verify()
+	if n, wheel := m.Len(); n != 2 || wheel != 2 {
+		t.Errorf("after a Stop with the overflow bit set and a check: %d timers left, %d in the wheel; want the 2 live ones", n, wheel)
+	}
+}
+
 // TestTimerWheelStoppedDrained checks that a stopped wheel timer leaves the
 // set at the set's next check, though no timer is due, or at its next add,
 // not when its slot cascades: until then it keeps its function and
