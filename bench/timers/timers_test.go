@@ -336,17 +336,17 @@ const (
 // BenchmarkStopDuringCascade times Stop, from one P, of timers that another P owns while the
 // owner's set moves a crowd of timers (issue 26: a wheel Stop that takes the owner's timers lock
 // can wait behind the cascade of a full slot; the heap's Stop marks the timer under its own lock,
-// and so does the wheel's from another P unless it finds the set's stopped ring full). One op is one round: on one P the owner starts the crowd, 100K timers due within one
-// slot of the wheel's second level far enough ahead for the setup to end first (twice the last
-// round's setup), a trigger timer just after that slot's start, and the victims, due in an hour,
-// then parks; the stopper, spinning on the other
-// P, asks for a Stop of a victim every stopEvery from stopBefore before the slot's start to
-// stopAfter after it, while no crowd timer fires. A Stop's time runs from when it was asked for
-// to when it returned, so that the Stops asked for while an earlier one waited count that wait
-// too (one stopper cannot call them then). stop-p50-ns and stop-p99-ns are the quantiles of all
-// the Stops of all rounds (nearest rank); a round whose setup ends after its first Stop is due
-// is left out. It needs two Ps (one spins) and an otherwise idle machine: a stopper that loses
-// its CPU falls behind.
+// and so does the wheel's from another P unless it finds the set's stopped ring full while the set
+// is not cascading). One op is one round: on one P the owner starts the crowd, 100K timers due
+// within one slot of the wheel's second level far enough ahead for the setup to end first (twice
+// the last round's setup), a trigger timer just after that slot's start, and the victims, due in an
+// hour, then parks; the stopper, spinning on the other P, asks for a Stop of a victim every
+// stopEvery from stopBefore before the slot's start to stopAfter after it, while no crowd timer
+// fires. A Stop's time runs from when it was asked for to when it returned, so that the Stops asked
+// for while an earlier one waited count that wait too (one stopper cannot call them then).
+// stop-p50-ns and stop-p99-ns are the quantiles of all the Stops of all rounds (nearest rank); a
+// round whose setup ends after its first Stop is due is left out. It needs two Ps (one spins) and
+// an otherwise idle machine: a stopper that loses its CPU falls behind.
 func BenchmarkStopDuringCascade(b *testing.B) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		b.Skip("needs GOMAXPROCS >= 2: the stopper spins on one P while another owns the timers")
