@@ -44,18 +44,12 @@ else
 	echo "# stamp $stamp" >"$results"
 fi
 
-# The tests run as on a builder, not from inside this checkout: the toolchain lies under the
-# timerlab module, so tests that run go list from GOROOT (go/importer, go/types) would find
-# timerlab's go.mod above it, and the shared build cache holds cgo outputs of other copies of the
-# same tree (bent's GOROOTs) whose paths vet then follows. So GOROOT is a copy of the toolchain,
-# a real directory (through a symbolic link testing's TestChdir finds .. elsewhere) at a path of
-# the variant's own outside the checkout, the same on every run so that the variant's build
-# cache, under its results, holds only paths of that copy when a run resumes. The copy goes when
-# the run ends, the cache when every test of the list is recorded.
+# The tests run as on a builder, from a copy of the toolchain outside this checkout
+# (toolchain_copy), with the variant's own build cache under its results. The copy goes when the
+# run ends, the cache when every test of the list is recorded.
 copy=${TMPDIR:-/tmp}/timerlab-dist-$variant
-rm -rf "$copy"
 trap 'rm -rf "$copy"' EXIT
-mkdir -p "$copy" && cp -a "$tc" "$copy/go" || die "cannot copy the toolchain of $variant to $copy"
+toolchain_copy "$variant" "$copy"
 tc=$copy/go
 export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS= GOCACHE=$dir/gocache GOWORK=off
 unset GOEXPERIMENT GOMAXPROCS

@@ -222,6 +222,19 @@ toolchain_current() {
 	[ -x "$tc/bin/go" ] && [ "$(cat "$tc/.timerlab-stamp" 2>/dev/null)" = "$(toolchain_stamp "$1")" ]
 }
 
+# toolchain_copy NAME DIR copies the toolchain NAME runs with to DIR/go, DIR removed first; the
+# caller removes DIR when done (a trap set before the copy). Go's own tests run from such a copy, as
+# on a builder, not from inside this checkout: the toolchain lies under the timerlab module, so
+# tests that run go list from GOROOT (go/importer, go/types) would find timerlab's go.mod above it,
+# and a shared build cache holds cgo outputs of other copies of the same tree (bent's GOROOTs) whose
+# paths vet then follows. DIR is a real directory (through a symbolic link testing's TestChdir
+# finds .. elsewhere) at a path of the variant's own, the same on every run, so that a build cache
+# of the variant's own holds only paths of that copy when a run resumes.
+toolchain_copy() {
+	rm -rf "$2"
+	mkdir -p "$2" && cp -a "$(toolchain_dir "$1")" "$2/go" || die "cannot copy the toolchain of $1 to $2"
+}
+
 # checkout_series DIR NAME: clone the base into DIR and apply NAME's series there.
 checkout_series() {
 	local dir=$1 series

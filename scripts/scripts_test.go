@@ -75,6 +75,7 @@ test)
 	# As go test prints each package that passed; the packages are the words that are not flags
 	# (nor -run's pattern). A build for another port or with other experiments says so.
 	shift
+	echo "$GOROOT ${GOCACHE-} $(cd "$GOROOT" && pwd -P)" >"$TIMERLAB_BUILD/test.env"
 	echo "fake go test: GODEBUG=${GODEBUG-}"
 	[ -z "${GOARCH-}${GOEXPERIMENT-}" ] || echo "fake go test: GOARCH=${GOARCH-} GOEXPERIMENT=${GOEXPERIMENT-} $*"
 	verbose=
@@ -832,7 +833,27 @@ func TestTestVariantRuntime(t *testing.T) {
 		if strings.Contains(r.stdout, " -run ") || strings.Contains(r.stdout, "time context") {
 			t.Errorf("%s --runtime ran a filtered or a timer group:\n%s", tc.variant, r.stdout)
 		}
+		// As dist-test.sh: GOROOT a copy of the toolchain outside the checkout, a real directory
+		// at the variant's own path, removed after; the build cache the variant's own.
+		copy := filepath.Join(os.TempDir(), "timerlab-runtime-"+tc.variant, "go")
+		env := strings.Fields(w.read(t, "build/test.env"))
+		if len(env) != 3 || env[0] != copy || env[1] != w.path("build/runtime-test/"+tc.variant+"/gocache") || env[2] != copy {
+			t.Errorf("%s --runtime ran go test with GOROOT, GOCACHE and GOROOT's physical path %q: want a copy at %s, the variant's cache",
+				tc.variant, env, copy)
+		} else if _, err := os.Lstat(copy); err == nil {
+			t.Errorf("the copy %s of the toolchain is left behind", copy)
+		}
 	}
+	// One run per variant at a time.
+	holder := exec.Command("flock", w.path("build/runtime-test/heap/.lock"), "sleep", "30")
+	if err := holder.Start(); err != nil {
+		t.Skipf("no flock: %v", err)
+	}
+	defer holder.Process.Kill()
+	for !w.locked(t, "build/runtime-test/heap/.lock") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	wantOneLineError(t, w.run(t, "test-variant.sh", "heap", "--runtime"), "another test-variant.sh heap --runtime is running")
 }
 
 // TestCrossCheck runs cross-check.sh on the fake toolchain: by default the four combinations of

@@ -7,7 +7,8 @@
 #                      stealing), then the same packages under -race.
 #   --runtime          the runtime's tests in full, with no -run filter: with -short, without it,
 #                      and with -short under GOEXPERIMENT=<the variant's>,staticlockranking (about
-#                      25 min on 2 cores). What an upstream runtime change must pass beyond the
+#                      25 min on 2 cores), from a copy of the toolchain outside this checkout, as
+#                      dist-test.sh runs. What an upstream runtime change must pass beyond the
 #                      timer tests (go tool dist test runs the rest: dist-test.sh).
 #
 # In --quick and --full a variant with slack also runs its runtime tests as 386 binaries, and a
@@ -75,6 +76,20 @@ record() {
 	done
 }
 
+if [ "$mode" = --runtime ]; then
+	# The runtime's whole suite runs as on a builder, from a copy of the toolchain outside this
+	# checkout (toolchain_copy: from inside it, TestAtomicAlignment fails for the machine), with a
+	# build cache of the variant's own; one run per variant at a time.
+	dir=$TL_BUILD/runtime-test/$variant
+	mkdir -p "$dir"
+	exec 9>"$dir/.lock"
+	flock -n 9 || die "another test-variant.sh $variant --runtime is running (lock $dir/.lock)"
+	copy=${TMPDIR:-/tmp}/timerlab-runtime-$variant
+	trap 'rm -rf "$copy"' EXIT
+	toolchain_copy "$variant" "$copy"
+	tc=$copy/go
+	export GOCACHE=$dir/gocache GOWORK=off
+fi
 export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS=
 unset GOEXPERIMENT
 godebug=$(variant_field "$variant" godebug)
