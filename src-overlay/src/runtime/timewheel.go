@@ -139,6 +139,7 @@ import (
 	"internal/goexperiment"
 	"internal/runtime/atomic"
 	"internal/runtime/sys"
+	"unsafe"
 )
 
 const (
@@ -288,8 +289,10 @@ type timerWheel struct {
 	// earlier in place since the last adjust, so that the slot's slotMin
 	// may lie above its deadline (see "Earlier in place" above). modify
 	// sets bits holding only the timer's lock; adjust clears them.
-	// Accessed atomically.
-	lowered [wheelLevels]uint64
+	// atomic.Uint64, not uint64, so that each word is 8-byte aligned on
+	// 32-bit ports too, as 64-bit atomic operations need (the runtime's
+	// TestAtomicAlignment checks every uint64 they touch).
+	lowered [wheelLevels]atomic.Uint64
 
 	// spare holds arrays that no slot uses, with no timer in them, by
 	// size class (spare[k] has capacity 1<<(k+wheelArrayShift)): those of
@@ -926,7 +929,10 @@ func (t *timer) wheelInPlace(oldWhen int64) bool {
 		return false
 	}
 	slot := atomic.Load((*uint32)(&t.wheelPos)) % (wheelLevels * wheelSlots)
-	atomic.Or64(&t.ts.wheel.lowered[slot/wheelSlots], 1<<(slot%wheelSlots))
+	// atomic.Uint64 has no Or; its value is its one field of non-zero
+	// size, at offset 0.
+	lowered := &t.ts.wheel.lowered[slot/wheelSlots]
+	atomic.Or64((*uint64)(unsafe.Pointer(lowered)), 1<<(slot%wheelSlots))
 	if h := wheelTestHooks.inPlace; h != nil {
 		h(t)
 	}
@@ -952,11 +958,11 @@ var wheelTestHooks struct {
 func (ts *timers) wheelLowerSlots() {
 	w := &ts.wheel
 	for level := range w.lowered {
-		if atomic.Load64(&w.lowered[level]) == 0 {
+		if w.lowered[level].Load() == 0 {
 			continue
 		}
 		// Bits of slots emptied since they were marked are dropped.
-		bits := atomic.Xchg64(&w.lowered[level], 0) & w.occupied[level]
+		bits := w.lowered[level].Swap(0) & w.occupied[level]
 		for ; bits != 0; bits &= bits - 1 {
 			s := sys.TrailingZeros64(bits)
 			m := &w.slotMin[level][s]
@@ -1167,7 +1173,7 @@ func (ts *timers) wheelTake(src *timers) {
 			w.slotMin[level][s] = 0
 		}
 		w.occupied[level] = 0
-		atomic.Store64(&w.lowered[level], 0)
+		w.lowered[level].Store(0)
 	}
 	// The loop above dropped every zombie that src's stopped ring names;
 	// a zombie a stale entry names in another set is listed there too
@@ -1236,7 +1242,7 @@ func (ts *timers) wheelVerify() {
 				// while minWhenModified bounds it.
 				bound := slotMin
 				modified := ts.minWhenModified.Load()
-				if atomic.Load64(&w.lowered[level])&(1<<s) != 0 && t.state&timerModified != 0 && modified != 0 {
+				if w.lowered[level].Load()&(1<<s) != 0 && t.state&timerModified != 0 && modified != 0 {
 					bound = min(bound, modified)
 				}
 				if t.state&timerZombie != 0 && (!t.isChan || t.when == 0) && !w.listed(t) {
