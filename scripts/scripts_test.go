@@ -845,14 +845,7 @@ func TestTestVariantRuntime(t *testing.T) {
 		}
 	}
 	// One run per variant at a time.
-	holder := exec.Command("flock", w.path("build/runtime-test/heap/.lock"), "sleep", "30")
-	if err := holder.Start(); err != nil {
-		t.Skipf("no flock: %v", err)
-	}
-	defer holder.Process.Kill()
-	for !w.locked(t, "build/runtime-test/heap/.lock") {
-		time.Sleep(10 * time.Millisecond)
-	}
+	w.holdLock(t, "build/runtime-test/heap/.lock")
 	wantOneLineError(t, w.run(t, "test-variant.sh", "heap", "--runtime"), "another test-variant.sh heap --runtime is running")
 }
 
@@ -910,17 +903,7 @@ func TestDistTestRefusesNullFloor(t *testing.T) {
 func TestDistTestOneAtATime(t *testing.T) {
 	w := newWorld(t)
 	w.mustRun(t, "build-toolchain.sh", "heap")
-	if err := os.MkdirAll(w.path("build/dist-test/heap"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	holder := exec.Command("flock", w.path("build/dist-test/heap/.lock"), "sleep", "30")
-	if err := holder.Start(); err != nil {
-		t.Skipf("no flock: %v", err)
-	}
-	defer holder.Process.Kill()
-	for !w.locked(t, "build/dist-test/heap/.lock") {
-		time.Sleep(10 * time.Millisecond)
-	}
+	w.holdLock(t, "build/dist-test/heap/.lock")
 	wantOneLineError(t, w.runEnv(t, []string{"FAKE_DIST_TESTS=go_test:a"}, "dist-test.sh", "heap"),
 		"another dist-test.sh of heap is running")
 }
@@ -974,6 +957,23 @@ func TestDistTestRecordsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantOneLineError(t, w.runEnv(t, env, "dist-test.sh", "heap", "nomatch"), "no test of heap's dist test matches 'nomatch'")
+}
+
+// holdLock has another process hold the flock of the file rel in w, its directory made if need be,
+// until the test ends; it skips the test where flock is missing.
+func (w *world) holdLock(t *testing.T, rel string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(w.path(rel)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	holder := exec.Command("flock", w.path(rel), "sleep", "30")
+	if err := holder.Start(); err != nil {
+		t.Skipf("no flock: %v", err)
+	}
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	for !w.locked(t, rel) {
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // locked reports whether another process holds the flock of the file rel in w.
