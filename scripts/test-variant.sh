@@ -6,10 +6,11 @@
 #   --full             no -short, -count=3 at GOMAXPROCS=1, 2 and 8 (P destruction and timer
 #                      stealing), then the same packages under -race.
 #   --runtime          the runtime's tests in full, with no -run filter: with -short, without it,
-#                      and with -short under GOEXPERIMENT=<the variant's>,staticlockranking (about
-#                      25 min on 2 cores), from a copy of the toolchain outside this checkout, as
-#                      dist-test.sh runs. What an upstream runtime change must pass beyond the
-#                      timer tests (go tool dist test runs the rest: dist-test.sh).
+#                      and with -short under GOEXPERIMENT=<the variant's>,staticlockranking (6 to
+#                      10 min on 2 cores, 2026-11-27: docs/go-tests.md), from a copy of the
+#                      toolchain outside this checkout, as dist-test.sh runs. What an upstream
+#                      runtime change must pass beyond the timer tests (go tool dist test runs
+#                      the rest: dist-test.sh).
 #
 # In --quick and --full a variant with slack also runs its runtime tests as 386 binaries, and a
 # variant with the wheel its runtime tests with GOEXPERIMENT=...,staticlockranking (about 40 s each)
