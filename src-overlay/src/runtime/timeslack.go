@@ -108,8 +108,19 @@ type timerSlackSpec struct {
 	capAt int64 // every delay >= capAt gets fixed, with no multiply
 	fixed int64 // min(max, maxTimerSlack), or without rel min(abs, that)
 
-	next *timerSlackSpec // the policy set before, in timerSlackSpecs
+	next timerSlackSpecPtr // the policy set before, in timerSlackSpecs
 }
+
+// A timerSlackSpecPtr is a *timerSlackSpec held as a uintptr. Specs are
+// never in the heap (see timerSlackSpecs), so the garbage collector need
+// not see these pointers, and storing one needs no write barrier: the
+// first stores run at the first parse of GODEBUG, before mallocinit,
+// where a write barrier's check under GOEXPERIMENT=cgocheck2 would read
+// the heap's metadata before it exists (every program built so crashed
+// at start).
+type timerSlackSpecPtr uintptr
+
+func (p timerSlackSpecPtr) ptr() *timerSlackSpec { return (*timerSlackSpec)(unsafe.Pointer(p)) }
 
 // timerSlackPolicy points to the policy in force if it grants slack, a
 // spec that never changes once published, so that arming a timer reads
@@ -140,7 +151,7 @@ var timerSlackArming uint8
 // Windows), and the first writers run before the runtime's locks can.
 var timerSlackSpecs struct {
 	locked atomic.Uint32
-	list   *timerSlackSpec
+	list   timerSlackSpecPtr
 	used   int
 	static [4]timerSlackSpec // enough for the parses before mallocinit
 }
@@ -184,9 +195,9 @@ func setTimerSlack(value string) {
 	for !l.locked.CompareAndSwap(0, 1) {
 		osyield()
 	}
-	e := l.list
+	e := l.list.ptr()
 	for e != nil && (e.abs != spec.abs || e.rel != spec.rel || e.max != spec.max) {
-		e = e.next
+		e = e.next.ptr()
 	}
 	if e == nil {
 		if l.used < len(l.static) {
@@ -196,8 +207,8 @@ func setTimerSlack(value string) {
 			e = (*timerSlackSpec)(persistentalloc(unsafe.Sizeof(spec), goarch.PtrSize, &memstats.other_sys))
 		}
 		spec.next = l.list
-		*e = spec
-		l.list = e
+		*e = spec // no pointer in it: a plain copy, with no write barrier
+		l.list = timerSlackSpecPtr(unsafe.Pointer(e))
 	}
 	if !e.on || faketime != 0 {
 		e = nil // no slack, nor any test of faketime at arming

@@ -7,8 +7,12 @@
 package runtime_test
 
 import (
+	"internal/goexperiment"
+	"internal/testenv"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"path/filepath"
 	. "runtime"
 	"sync"
 	"testing"
@@ -406,5 +410,38 @@ func TestTimerSlackWriters(t *testing.T) {
 	})
 	if got := TimerSlackPolicy(); !valid(got) {
 		t.Errorf("policy left after the writers: %+v, want %+v or %+v", got, specs[0], specs[1])
+	}
+}
+
+// TestTimerSlackCgocheck2 checks that a program built with
+// GOEXPERIMENT=cgocheck2 starts. The first parse of GODEBUG sets the
+// slack policy in schedinit, before mallocinit: a pointer stored there
+// with a write barrier has cgocheck2 look up the heap's metadata, which
+// does not exist yet, and every such program crashed at start
+// (cmd/cgo/internal/testerrors' TestPointerChecks, in go tool dist test).
+func TestTimerSlackCgocheck2(t *testing.T) {
+	testenv.MustHaveGoBuild(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() { println(\"started\") }\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	experiments := "timerslack,cgocheck2"
+	if goexperiment.TimerWheel {
+		experiments = "timerwheel," + experiments
+	}
+	exe := filepath.Join(dir, "cgocheck2.exe")
+	build := testenv.CleanCmdEnv(exec.Command(testenv.GoToolPath(t), "build", "-o", exe, src))
+	build.Dir = dir
+	build.Env = append(build.Env, "GOEXPERIMENT="+experiments, "GO111MODULE=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", build, err, out)
+	}
+	for _, godebug := range []string{"", "timerslack=0", "timerslack=25%:1ms"} {
+		run := testenv.CleanCmdEnv(exec.Command(exe))
+		run.Env = append(run.Env, "GODEBUG="+godebug)
+		if out, err := run.CombinedOutput(); err != nil || string(out) != "started\n" {
+			t.Errorf("GOEXPERIMENT=%s GODEBUG=%s: %v, output %q", experiments, godebug, err, out)
+		}
 	}
 }
