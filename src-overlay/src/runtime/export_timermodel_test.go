@@ -88,14 +88,24 @@ func (m *TimerModel) Stop(id int) bool {
 // holds the model set's lock, as the set's owner holds it through a
 // cascade, and reports whether that Stop returned before the lock was
 // released, waiting up to limit nanoseconds for it, and what it returned.
-// It waits for the Stop to return in any case.
-func (m *TimerModel) StopUnderSetLock(id int, limit int64) (returned, pending bool) {
+// It waits for the Stop to return in any case. It reports too whether the
+// Stop began while the lock was held: if not, returned tells nothing,
+// and the caller tries again. (A goroutine left runnable behind the
+// holder, in its P's run queue while the other P is busy, cannot run
+// until the holder lets go of its P, which holding a runtime lock keeps
+// it from doing.)
+func (m *TimerModel) StopUnderSetLock(id int, limit int64) (began, returned, pending bool) {
 	return m.stopUnderSetLock(id, limit, nil)
 }
 
+// setLockedStopBegin is how long, in nanoseconds, stopUnderSetLock waits
+// for its Stop to begin once the lock is held. A Stop whose goroutine
+// spins on another P begins within microseconds.
+const setLockedStopBegin = 50e6
+
 // stopUnderSetLock is StopUnderSetLock, with *mark set to 1 while the lock
 // is held if mark is not nil.
-func (m *TimerModel) stopUnderSetLock(id int, limit int64, mark *atomic.Uint32) (returned, pending bool) {
+func (m *TimerModel) stopUnderSetLock(id int, limit int64, mark *atomic.Uint32) (began, returned, pending bool) {
 	st := new(setLockedStop)
 	go st.stop(m.timers[id])
 	for !st.started.Load() {
@@ -106,7 +116,11 @@ func (m *TimerModel) stopUnderSetLock(id int, limit int64, mark *atomic.Uint32) 
 		mark.Store(1)
 	}
 	st.locked.Store(true)
-	for start := nanotime(); !st.done.Load() && nanotime()-start < limit; {
+	for start := nanotime(); !st.inStop.Load() && nanotime()-start < setLockedStopBegin; {
+		procyield(100)
+	}
+	began = st.inStop.Load()
+	for start := nanotime(); began && !st.done.Load() && nanotime()-start < limit; {
 		procyield(100)
 	}
 	returned = st.done.Load()
@@ -117,17 +131,18 @@ func (m *TimerModel) stopUnderSetLock(id int, limit int64, mark *atomic.Uint32) 
 	for !st.done.Load() {
 		Gosched()
 	}
-	return returned, st.pending
+	return began, returned, st.pending
 }
 
 // A setLockedStop is a Stop that StopUnderSetLock runs: it sets started,
-// spins on its P until locked, then stops, stores pending and sets done.
+// spins on its P until locked, then sets inStop, stops, stores pending
+// and sets done.
 // It is running when the set is locked, so it needs no P to take it up
 // then. It yields now and then while it spins, so that a stop of the
 // world need not wait for it.
 type setLockedStop struct {
-	started, locked, done atomic.Bool
-	pending               bool
+	started, locked, inStop, done atomic.Bool
+	pending                       bool
 }
 
 func (st *setLockedStop) stop(t *timer) {
@@ -138,6 +153,7 @@ func (st *setLockedStop) stop(t *timer) {
 		}
 		procyield(10)
 	}
+	st.inStop.Store(true)
 	st.pending = t.stop()
 	st.done.Store(true)
 }

@@ -25,7 +25,7 @@ func SetTimerWheelSlotMax(n int) int {
 
 // StopUnderBusySetLock is StopUnderSetLock with the set marked busy while
 // its lock is held, as a holder marks it while it cascades.
-func (m *TimerModel) StopUnderBusySetLock(id int, limit int64) (returned, pending bool) {
+func (m *TimerModel) StopUnderBusySetLock(id int, limit int64) (began, returned, pending bool) {
 	return m.stopUnderSetLock(id, limit, &m.ts.wheel.busy)
 }
 
@@ -190,20 +190,23 @@ func (m *TimerModel) Advance(now int64) {
 	m.ts.unlock()
 }
 
-// WheelArrays returns the capacity of the arrays of the model's wheel:
-// those its slots hold, and its spare arrays.
-func (m *TimerModel) WheelArrays() (slots, spare int) {
+// WheelChunks returns the number of chunks of the model's wheel: those its
+// slots hold, and its free chunks.
+func (m *TimerModel) WheelChunks() (slots, free int) {
 	w := &m.ts.wheel
 	m.ts.lock()
 	for level := range w.slots {
-		for _, slot := range w.slots[level] {
-			slots += cap(slot)
+		for s := range w.slots[level] {
+			slots += len(w.slots[level][s].chunks)
 		}
 	}
-	spare = w.spareCap
+	free = len(w.free)
 	m.ts.unlock()
-	return slots, spare
+	return slots, free
 }
+
+// TimerWheelChunk is the number of timers a chunk of a wheel slot holds.
+const TimerWheelChunk = wheelChunk
 
 // StopOwnWhileBusy arms a timer an hour ahead on the caller's P, in its
 // wheel, and stops it there while another goroutine, on another P, holds

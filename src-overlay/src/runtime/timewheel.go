@@ -173,15 +173,25 @@ func wheelShift(level int) uint {
 	return wheelTickShift + uint(level)*wheelSlotBits
 }
 
-// A slot holds its timers in an array, in no order, and each timer records
-// its position there (timer.wheelPos), so a timer is added by appending it
-// and removed by moving the slot's last timer into its place: O(1), with
-// no allocation but the array's amortised growth. An array rather than a
-// list threaded through the timers keeps the wheel out of the garbage
-// collector's way: a timer holds no pointer to another timer, so marking
-// the wheel is scanning arrays, as marking the heap is, not chasing a
-// chain of dependent loads through millions of timers; and a timer has no
-// link fields, so time.Timer stays the size it is upstream.
+// A slot holds its timers in chunks of wheelChunk, in no order, and each
+// timer records its index there (timer.wheelPos), so a timer is added by
+// appending it and removed by moving the slot's last timer into its place:
+// O(1). Arrays rather than a list threaded through the timers keep the
+// wheel out of the garbage collector's way: a timer holds no pointer to
+// another timer, so marking the wheel is scanning arrays, as marking the
+// heap is, not chasing a chain of dependent loads through millions of
+// timers; and a timer has no link fields, so time.Timer stays the size it
+// is upstream.
+//
+// Chunks of one size rather than one growing array per slot let every
+// slot reuse the storage any slot gave up: a chunk that empties goes to
+// the wheel's free chunks, and a chunk is allocated only when none is
+// free. So the wheel allocates chunks only to hold more timers at once
+// than it ever has, as the heap grows its array only then, and a burst of
+// timers through many slots, each filling and emptying, allocates no
+// chunk after the first burst like it. (Arrays grown by doubling, kept
+// for reuse by size, did not serve such bursts: slots of every size fill
+// at once, and too few kept arrays were of the size a slot needed.)
 
 // A timerWheelPos is where a timer is in its wheel: the slot's number,
 // level*wheelSlots+s, in the low wheelSlotIDBits bits, and the timer's
@@ -194,22 +204,40 @@ type timerWheelPos uint32
 const (
 	wheelSlotIDBits = 9 // log2(wheelLevels * wheelSlots)
 
-	// wheelSlotKeep is the largest array a slot keeps for itself when it
-	// empties; a larger one goes to the wheel's spare arrays if their
-	// budget has room, else to the garbage collector (see putSpare).
-	wheelSlotKeep = 64
+	// A chunk holds wheelChunk timers of a slot: 256 bytes on 64-bit
+	// ports, so a slot of one timer costs no more than that.
+	wheelChunkBits = 5
+	wheelChunk     = 1 << wheelChunkBits
 
-	// A slot's array has a capacity that is a power of two, from
-	// 1<<wheelArrayShift up to what the most timers a slot holds need,
-	// 1<<(32-wheelSlotIDBits): one size class each, for the spare arrays.
-	wheelArrayShift   = 3
-	wheelSpareClasses = 32 - wheelSlotIDBits - wheelArrayShift + 1
-
-	// wheelSpareAnyLevels is the number of levels, from 0, whose slots
-	// take a spare array of any size (see growSlot): a slot of level 1
-	// spans 2^26 ns, so every such slot empties within 64 of them, 4.3s.
-	wheelSpareAnyLevels = 2
+	// wheelListKeep is the longest list of chunks (timerSlot.chunks) that
+	// a slot always keeps when it empties, for 256 timers; it keeps a
+	// longer one while the lists that empty slots keep hold at most
+	// wheelListRatio entries per chunk of the wheel (see keepList).
+	wheelListKeep  = 8
+	wheelListRatio = 4
 )
+
+// A timerChunk holds up to wheelChunk timers of a slot.
+type timerChunk [wheelChunk]*timer
+
+// A timerSlot holds the timers of one slot of a wheel: timer i is
+// chunks[i>>wheelChunkBits][i&(wheelChunk-1)], for i below n; entries at
+// and above n are nil, and chunks has the fewest chunks that hold n
+// timers, none if n is 0. Protected by the timers lock.
+type timerSlot struct {
+	chunks []*timerChunk
+	n      int
+}
+
+// at returns the timer at index i of sl, which is below sl.n.
+func (sl *timerSlot) at(i int) *timer {
+	return sl.chunks[i>>wheelChunkBits][i&(wheelChunk-1)]
+}
+
+// set stores t at index i of sl, which has a chunk for it.
+func (sl *timerSlot) set(i int, t *timer) {
+	sl.chunks[i>>wheelChunkBits][i&(wheelChunk-1)] = t
+}
 
 // wheelSlotMax is the most timers a slot holds, the most its index can
 // count. A timer that belongs in a full slot goes to the heap instead.
@@ -246,8 +274,8 @@ type timerWheel struct {
 	occupied [wheelLevels]uint64
 
 	// slots[k][s] holds the timers of slot s of level k, in no order:
-	// slots[k][s][i] has wheelPos makeWheelPos(k, s, i).
-	slots [wheelLevels][wheelSlots][]*timer
+	// slots[k][s].at(i) has wheelPos makeWheelPos(k, s, i).
+	slots [wheelLevels][wheelSlots]timerSlot
 
 	// moves counts the moves of timers from the wheel into the heap: it
 	// is odd while one is under way, and even otherwise. Only the
@@ -294,23 +322,23 @@ type timerWheel struct {
 	// TestAtomicAlignment checks every uint64 they touch).
 	lowered [wheelLevels]atomic.Uint64
 
-	// spare holds arrays that no slot uses, with no timer in them, by
-	// size class (spare[k] has capacity 1<<(k+wheelArrayShift)): those of
-	// emptied slots larger than wheelSlotKeep, for slots that grow
-	// (growSlot). A burst of timers that passes through the wheel (many
-	// in a few slots, cascaded or stopped, then as many in other slots)
-	// then allocates its arrays once, as the heap allocates its one array
-	// once, not once per burst. The spare arrays hold at most 2*peak
-	// entries in all (spareCap, the sum of their capacities): twice the
-	// most timers the wheel has held at once, as a slot's array may be
-	// twice what its timers need; an array beyond that goes to the
-	// garbage collector. peak only grows (wheelTake resets it with the
-	// P's timers), so a P keeps up to 16 bytes per timer of its largest
-	// burst in spare arrays, as the heap keeps its array at the size of
-	// the most timers it has held.
-	spare    [wheelSpareClasses][][]*timer
-	spareCap int
-	peak     int
+	// free holds the chunks that no slot uses, every entry nil. A chunk
+	// is allocated only when free is empty (addChunk), so the chunks in
+	// slots and in free, nchunks of them, number the most that slots have
+	// used at once: as the heap keeps its array at the size of the most
+	// timers it has held, a P keeps the chunks of its largest burst, at
+	// most 8 bytes per timer and a chunk per slot then occupied
+	// (wheelTake drops them with the P's timers).
+	free    []*timerChunk
+	nchunks int
+
+	// keptCap is the sum of the capacities of the lists of chunks that
+	// empty slots keep (keepList), so that a slot filling again does not
+	// grow its list again: at most wheelListRatio entries per chunk, 1
+	// byte per timer of the largest burst, or wheelListKeep a slot. A
+	// slot's list in use does not shrink: it keeps room for the most
+	// chunks the slot has held since it was last empty, 8 bytes each.
+	keptCap int
 
 	// stopped is the stopped ring (see "Stopped timers" above): timers
 	// that a Stop made zombies in this wheel, each in stopped[i] for an
@@ -505,19 +533,19 @@ func (ts *timers) wheelAdd(t *timer) bool {
 		return false
 	}
 	s := slotIndex(t.when, level)
-	slot := &w.slots[level][s]
-	if len(*slot) >= wheelSlotMax {
+	sl := &w.slots[level][s]
+	if sl.n >= wheelSlotMax {
 		return false
 	}
 	key := t.deadline()
-	t.wheelPos = makeWheelPos(level, s, len(*slot))
-	if len(*slot) == cap(*slot) {
-		w.growSlot(slot, level)
+	t.wheelPos = makeWheelPos(level, s, sl.n)
+	if sl.n == len(sl.chunks)<<wheelChunkBits {
+		w.addChunk(sl)
 	}
-	*slot = append(*slot, t)
+	sl.set(sl.n, t)
+	sl.n++
 	w.occupied[level] |= 1 << s
 	w.n++
-	w.peak = max(w.peak, w.n)
 	t.state = t.state&^timerWheelFix | timerWheeled
 	if m := &w.slotMin[level][s]; *m == 0 || key < *m {
 		*m = key
@@ -540,108 +568,94 @@ func (ts *timers) wheelAdd(t *timer) bool {
 func (ts *timers) wheelUnlink(t *timer) (emptied bool) {
 	w := &ts.wheel
 	level, s, i := t.wheelPos.get()
-	slot := w.slots[level][s]
-	last := len(slot) - 1
+	sl := &w.slots[level][s]
+	last := sl.n - 1
 	if i != last {
-		moved := slot[last]
-		slot[i] = moved
+		moved := sl.at(last)
+		sl.set(i, moved)
 		moved.wheelPos = makeWheelPos(level, s, i)
 	}
-	slot[last] = nil
-	w.slots[level][s] = slot[:last]
+	sl.set(last, nil)
+	sl.n = last
+	if last&(wheelChunk-1) == 0 {
+		// The last chunk is empty.
+		n := len(sl.chunks) - 1
+		w.putChunk(sl.chunks[n])
+		sl.chunks[n] = nil
+		sl.chunks = sl.chunks[:n]
+	}
 	if last == 0 {
-		w.putSpare(w.emptySlot(level, s))
+		w.emptySlot(level, s)
+		w.keepList(sl, sl.chunks)
 	}
 	t.state &^= timerWheeled | timerWheelFix
 	w.n--
 	return last == 0
 }
 
-// emptySlot marks slot s of level empty and returns its array if the slot
-// does not keep it (it is larger than wheelSlotKeep), for the caller to
-// give to putSpare once no timer is left in it. The caller holds ts's lock.
-func (w *timerWheel) emptySlot(level, s int) []*timer {
+// emptySlot marks slot s of level, which holds no timer, empty. The
+// caller holds ts's lock.
+func (w *timerWheel) emptySlot(level, s int) {
 	w.occupied[level] &^= 1 << s
 	w.slotMin[level][s] = 0
-	a := w.slots[level][s]
-	if cap(a) > wheelSlotKeep {
-		w.slots[level][s] = nil
-		return a
-	}
-	w.slots[level][s] = a[:0]
-	return nil
 }
 
-// putSpare keeps a, an array no slot uses whose every entry is nil, among
-// the spare arrays, so that they hold at most 2*peak entries: if a does
-// not fit, smaller spare arrays go to the garbage collector first (a large
-// array serves a slot that needs less, and is the dearer to grow again),
-// and a itself if that is not enough. The caller holds ts's lock.
-func (w *timerWheel) putSpare(a []*timer) {
-	c := cap(a)
-	k := sys.TrailingZeros64(uint64(c)) - wheelArrayShift
-	if c == 0 || c&(c-1) != 0 || k < 0 || k >= wheelSpareClasses || c > 2*w.peak {
+// keepList gives sl, an empty slot, list, its list of chunks, emptied, to
+// keep, unless it is longer than wheelListKeep and the wheel's lists hold
+// more than wheelListRatio entries per chunk: then list goes to the
+// garbage collector. The caller holds ts's lock.
+func (w *timerWheel) keepList(sl *timerSlot, list []*timerChunk) {
+	if c := cap(list); c <= wheelListKeep || w.keptCap+c <= wheelListRatio*w.nchunks {
+		w.keptCap += c
+		sl.chunks = list[:0]
 		return
 	}
-	for j := 0; j < k && w.spareCap+c > 2*w.peak; j++ {
-		for n := len(w.spare[j]); n > 0 && w.spareCap+c > 2*w.peak; n-- {
-			w.spareCap -= cap(w.spare[j][n-1])
-			w.spare[j][n-1] = nil
-			w.spare[j] = w.spare[j][:n-1]
-		}
-	}
-	if w.spareCap+c > 2*w.peak {
-		return
-	}
-	w.spare[k] = append(w.spare[k], a[:0])
-	w.spareCap += c
+	sl.chunks = nil
 }
 
-// growSlot gives *slot, a full slot of level, an array of twice its
-// capacity (at least 1<<wheelArrayShift) with its timers in it: a spare
-// array that fits, or a new one. A slot of level 0 or 1, which empties
-// within wheelSpareAnyLevels' span (about 4.3s), takes the smallest spare
-// array that fits, however large: a burst's slot takes the array of the
-// burst before at its first timer. A coarser slot, which may hold its
-// array for hours, takes one of at most twice the capacity it needs, so
-// that a few timers there do not keep a burst's array out of the spare
-// arrays' budget. Its old array goes to the garbage collector, not to the
-// spare arrays: the arrays a slot grows through would make the spares
-// hold up to 16 bytes per live timer of a wheel that only grows. The
-// caller holds ts's lock.
-func (w *timerWheel) growSlot(slot *[]*timer, level int) {
-	old := *slot
-	want := max(2*cap(old), 1<<wheelArrayShift)
-	k := sys.TrailingZeros64(uint64(want)) - wheelArrayShift
-	last := wheelSpareClasses - 1
-	if level >= wheelSpareAnyLevels {
-		last = min(k+1, last)
+// addChunk gives sl, whose chunks are full, one more: a free chunk, or a
+// new one if none is free. The caller holds ts's lock.
+func (w *timerWheel) addChunk(sl *timerSlot) {
+	var c *timerChunk
+	if n := len(w.free); n > 0 {
+		c = w.free[n-1]
+		w.free[n-1] = nil
+		w.free = w.free[:n-1]
+	} else {
+		c = new(timerChunk)
+		w.nchunks++
 	}
-	for ; k <= last; k++ {
-		if n := len(w.spare[k]); n > 0 {
-			a := w.spare[k][n-1]
-			w.spare[k][n-1] = nil
-			w.spare[k] = w.spare[k][:n-1]
-			w.spareCap -= cap(a)
-			*slot = moveTimers(a, old)
-			return
-		}
+	if sl.n == 0 {
+		w.keptCap -= cap(sl.chunks) // the slot's list is in use again
 	}
-	*slot = moveTimers(make([]*timer, 0, want), old)
+	sl.chunks = appendChunk(sl.chunks, c)
 }
 
-// moveTimers returns a, empty, with old's timers in it. It stores them one
-// by one rather than with copy or append: those tell the race detector
-// that the calling goroutine wrote a and read old, and a slot's arrays
-// pass between goroutines under the timers lock, which the race detector
-// does not see, so a program built with -race would report a race between
-// two growths of a slot (time.TestStopResult did). The caller holds ts's
-// lock.
-func moveTimers(a, old []*timer) []*timer {
-	a = a[:len(old)]
-	for i, t := range old {
-		a[i] = t
+// putChunk adds c, a chunk that no slot uses, every entry nil, to the free
+// chunks. The caller holds ts's lock.
+func (w *timerWheel) putChunk(c *timerChunk) {
+	w.free = appendChunk(w.free, c)
+}
+
+// appendChunk returns a with c appended. When a is full it moves a's
+// chunks into a new array one by one rather than with copy or append:
+// those tell the race detector that the calling goroutine wrote the new
+// array and read a, and a slot's list passes between goroutines under
+// the timers lock, which the race detector does not see, so a program
+// built with -race would report a race between two growths of a list
+// (time.TestStopResult did, when slots grew arrays of timers that way).
+// The caller holds ts's lock.
+func appendChunk(a []*timerChunk, c *timerChunk) []*timerChunk {
+	n := len(a)
+	if n == cap(a) {
+		b := make([]*timerChunk, n, max(2*n, 1))
+		for i, x := range a {
+			b[i] = x
+		}
+		a = b
 	}
+	a = a[:n+1]
+	a[n] = c
 	return a
 }
 
@@ -1090,24 +1104,33 @@ func (ts *timers) wheelAdvance(now int64) {
 // re-placing each of its timers below level or in the heap, and counts
 // each as a cascade. No timer goes back into this slot: relative to the
 // cursor, which is the slot's start, a timer's slot at this level would
-// come after it. So the slot's array, which emptySlot may keep for reuse,
-// is not appended to while it is walked, and one that the slot does not
-// keep becomes a spare array only after the walk, in which re-placed
-// timers may grow other slots. The caller holds ts's lock.
+// come after it. So the walk takes the slot's chunks out of it first and
+// frees each chunk as soon as it has walked it, for the re-placed timers
+// to fill. The caller holds ts's lock.
 func (ts *timers) wheelCascade(level, s int) {
 	w := &ts.wheel
-	slot := w.slots[level][s]
-	spare := w.emptySlot(level, s)
-	for i, t := range slot {
-		slot[i] = nil
-		w.n--
-		t.lock()
-		t.state &^= timerWheeled | timerWheelFix
-		ts.wheelPlace(t)
-		t.unlock()
-		timerStatsHere().cascades++
+	sl := &w.slots[level][s]
+	chunks, n := sl.chunks, sl.n
+	*sl = timerSlot{}
+	w.emptySlot(level, s)
+	for j, c := range chunks {
+		for i := range min(n-j<<wheelChunkBits, wheelChunk) {
+			t := c[i]
+			c[i] = nil
+			w.n--
+			t.lock()
+			t.state &^= timerWheeled | timerWheelFix
+			ts.wheelPlace(t)
+			t.unlock()
+			timerStatsHere().cascades++
+		}
+		chunks[j] = nil
+		w.putChunk(c)
 	}
-	w.putSpare(spare) // only now: the walk above may grow other slots
+	if sl.n != 0 || sl.chunks != nil {
+		throw("timer cascaded back into its own slot")
+	}
+	w.keepList(sl, chunks)
 }
 
 // wheelNext returns the earlier of pollUntil (0 meaning none) and the
@@ -1128,9 +1151,9 @@ func (ts *timers) wheelSweep() {
 		for bits := w.occupied[level]; bits != 0; bits &= bits - 1 {
 			// Walk the slot from its end: unlinking the timer at i moves
 			// one from a place already visited into i.
-			slot := w.slots[level][sys.TrailingZeros64(bits)]
-			for i := len(slot) - 1; i >= 0; i-- {
-				t := slot[i]
+			sl := &w.slots[level][sys.TrailingZeros64(bits)]
+			for i := sl.n - 1; i >= 0; i-- {
+				t := sl.at(i)
 				if t.astate.Load()&timerZombie != 0 {
 					t.lock()
 					if t.state&timerZombie != 0 {
@@ -1155,7 +1178,9 @@ func (ts *timers) wheelTake(src *timers) {
 	for level := range w.occupied {
 		for bits := w.occupied[level]; bits != 0; bits &= bits - 1 {
 			s := sys.TrailingZeros64(bits)
-			for _, t := range w.slots[level][s] {
+			sl := &w.slots[level][s]
+			for i := range sl.n {
+				t := sl.at(i)
 				t.state &^= timerWheeled | timerWheelFix
 				if t.state&timerZombie != 0 {
 					src.wheelDrop(t)
@@ -1169,11 +1194,17 @@ func (ts *timers) wheelTake(src *timers) {
 				// astate without t's lock.
 				t.astate.Store(t.state)
 			}
-			w.slots[level][s] = nil
 			w.slotMin[level][s] = 0
 		}
 		w.occupied[level] = 0
 		w.lowered[level].Store(0)
+	}
+	// Every slot gives up its chunks and its list, an empty slot's kept
+	// list too: src's chunks go with its timers.
+	for level := range w.slots {
+		for s := range w.slots[level] {
+			w.slots[level][s] = timerSlot{}
+		}
 	}
 	// The loop above dropped every zombie that src's stopped ring names;
 	// a zombie a stale entry names in another set is listed there too
@@ -1183,7 +1214,7 @@ func (ts *timers) wheelTake(src *timers) {
 	}
 	w.nstopped.Store(0)
 	w.n = 0
-	w.spare, w.spareCap, w.peak = [wheelSpareClasses][][]*timer{}, 0, 0
+	w.free, w.nchunks, w.keptCap = nil, 0, 0
 	w.minWhen.Store(0)
 	w.open.Store(0)
 	src.minWhenModified.Store(0) // take clears it only if src's heap had timers
@@ -1214,16 +1245,22 @@ func (ts *timers) wheelVerify() {
 	n := 0
 	for level := range w.slots {
 		for s := range w.slots[level] {
-			slot := w.slots[level][s]
-			if (len(slot) != 0) != (w.occupied[level]&(1<<s) != 0) {
-				print("wheel level ", level, " slot ", s, ": occupied bit does not match its ", len(slot), " timers\n")
+			sl := &w.slots[level][s]
+			if (sl.n != 0) != (w.occupied[level]&(1<<s) != 0) {
+				print("wheel level ", level, " slot ", s, ": occupied bit does not match its ", sl.n, " timers\n")
 				throw("bad timer wheel")
 			}
-			if len(slot) > wheelSlotMax {
+			if sl.n > wheelSlotMax || len(sl.chunks) != (sl.n+wheelChunk-1)>>wheelChunkBits {
+				print("wheel level ", level, " slot ", s, ": ", sl.n, " timers in ", len(sl.chunks), " chunks\n")
 				throw("bad timer wheel slot length")
 			}
+			for i := sl.n; i < len(sl.chunks)<<wheelChunkBits; i++ {
+				if sl.at(i) != nil {
+					throw("timer in a timer wheel slot past its length")
+				}
+			}
 			start, slotMin := int64(0), w.slotMin[level][s]
-			if len(slot) != 0 {
+			if sl.n != 0 {
 				start = w.slotStart(level, s)
 				if start <= w.cursor || slotMin < start {
 					print("wheel level ", level, " slot ", s, " start ", start, " slotMin ", slotMin, " cursor ", w.cursor, "\n")
@@ -1232,7 +1269,8 @@ func (ts *timers) wheelVerify() {
 			} else if slotMin != 0 {
 				throw("bad timer wheel slotMin of an empty slot")
 			}
-			for i, t := range slot {
+			for i := range sl.n {
+				t := sl.at(i)
 				n++
 				t.lock()
 				if t.ts != ts || t.wheelPos != makeWheelPos(level, s, i) || t.state&(timerHeaped|timerWheeled) != timerHeaped|timerWheeled {
@@ -1263,23 +1301,34 @@ func (ts *timers) wheelVerify() {
 			}
 		}
 	}
-	spareCap := 0
-	for k, arrays := range w.spare {
-		for _, a := range arrays {
-			if len(a) != 0 || cap(a) != 1<<(k+wheelArrayShift) {
-				throw("bad timer wheel spare array")
-			}
-			for _, t := range a[:cap(a)] {
-				if t != nil {
-					throw("timer in a timer wheel spare array")
-				}
-			}
-			spareCap += cap(a)
+	nchunks, keptCap := len(w.free), 0
+	for _, c := range w.free {
+		if *c != (timerChunk{}) {
+			throw("timer in a free timer wheel chunk")
 		}
 	}
-	if spareCap != w.spareCap || spareCap > 2*w.peak || w.n > w.peak {
-		print("timer wheel spare arrays ", spareCap, " counted ", w.spareCap, " peak ", w.peak, " n ", w.n, "\n")
-		throw("bad timer wheel spare count")
+	for _, c := range w.free[len(w.free):cap(w.free)] {
+		if c != nil {
+			throw("chunk past the end of the free chunks")
+		}
+	}
+	for level := range w.slots {
+		for s := range w.slots[level] {
+			sl := &w.slots[level][s]
+			nchunks += len(sl.chunks)
+			if sl.n == 0 {
+				keptCap += cap(sl.chunks)
+			}
+			for _, c := range sl.chunks[len(sl.chunks):cap(sl.chunks)] {
+				if c != nil {
+					throw("chunk past the end of a timer wheel slot's list")
+				}
+			}
+		}
+	}
+	if nchunks != w.nchunks || keptCap != w.keptCap || keptCap > wheelListRatio*nchunks+wheelListKeep*wheelLevels*wheelSlots {
+		print("timer wheel chunks ", nchunks, " counted ", w.nchunks, " kept lists ", keptCap, " counted ", w.keptCap, "\n")
+		throw("bad timer wheel chunk count")
 	}
 	if n != w.n {
 		println("timer wheel n", w.n, "counted", n)
