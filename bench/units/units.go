@@ -12,6 +12,7 @@ const (
 	VCSW     = "vcsw/s"       // voluntary context switches of the process per wall second
 	CPU      = "cpu-ns/s"     // CPU time (user + system) per wall second
 	CPUTimer = "cpu-ns/timer" // FireAll: CPU time of the process per timer
+	CPUOp    = "cpu-ns/op"    // bench/wakeups: CPU time of the process per op (a tick received, a sleep)
 )
 
 // Figures from the runtime's timer metrics (bench/internal/timerstats, docs/metrics.md).

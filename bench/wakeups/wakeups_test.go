@@ -1,9 +1,14 @@
 // Package wakeups measures what frequent short timers cost the process and how late they wake
 // their goroutines: 1000 tickers with staggered phases, and goroutines sleeping 20-1000 µs
-// (golang/go#44343). One op is one wakeup. Besides ns/op every benchmark reports:
+// (golang/go#44343). One op is one wakeup: a tick received, a sleep. Besides ns/op every
+// benchmark reports:
 //
 //	vcsw/s        voluntary context switches of the process per second (getrusage ru_nvcsw)
 //	cpu-ns/s      CPU time (user+system) of the process per second of wall time
+//	cpu-ns/op     CPU time of the process per op: per tick received, per sleep. Where the
+//	              ops come at a fixed rate (the tickers) it is cpu-ns/s over that rate; where
+//	              each op starts when the last one ends (the sleeps) a precise policy runs
+//	              more ops a second, and only cpu-ns/op compares what each op costs
 //	late-pNN-ns   quantiles of wakeup lateness: p10, p25, p50, p90, p99, p999 and max
 //	slack-ns      median slack the runtime granted the timers armed during the run
 //	              (/sched/timers/slack:seconds); 0 without slack or without the metric
@@ -196,6 +201,7 @@ func (r run) report(b *testing.B) {
 	secs := r.secs()
 	b.ReportMetric(float64(r.after.vcsw-r.before.vcsw)/secs, units.VCSW)
 	b.ReportMetric(float64(r.after.cpu-r.before.cpu)/secs, units.CPU)
+	b.ReportMetric(float64(r.after.cpu-r.before.cpu)/float64(b.N), units.CPUOp)
 	timerstats.Report(b, r.before.timers, r.after.timers, secs)
 	late := r.rec.late
 	slices.Sort(late)

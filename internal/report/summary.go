@@ -32,6 +32,16 @@ func (r *Report) writeSummary(b *bytes.Buffer, pkg string, s suite.Summary) {
 		return
 	}
 	fmt.Fprintf(b, "## %s\n\n%s\n\n", s.Title, s.Intro)
+	listed := false
+	for _, c := range s.Columns {
+		if c.About != "" {
+			fmt.Fprintf(b, "- *%s*: %s.\n", c.Head, c.About)
+			listed = true
+		}
+	}
+	if listed {
+		b.WriteString("\n")
+	}
 	head := []string{"variant", "GODEBUG"}
 	for _, c := range s.Columns {
 		head = append(head, c.Head)

@@ -8,7 +8,7 @@ import (
 	"timerlab/internal/lab"
 )
 
-// The benchmarks of bench/wakeups. One op is one wakeup.
+// The benchmarks of bench/wakeups. One op is one wakeup: a tick received, a sleep.
 const (
 	// Tickers is 1000 tickers of 10 ms at random phases.
 	Tickers = "StaggeredTickers"
@@ -23,7 +23,7 @@ const (
 // they wake their goroutines. The one workload the slack policy changes the figures of: the
 // aliases of variants.conf (one toolchain at several GODEBUG settings) run its sweep set.
 var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Bench,
-	Units: append([]string{units.VCSW, units.CPU, units.Slack, units.TimerWakeups, units.TimersFired, units.Coalesced,
+	Units: append([]string{units.VCSW, units.CPU, units.CPUOp, units.Slack, units.TimerWakeups, units.TimersFired, units.Coalesced,
 		units.WakeDeferrals, units.DeferralsExpired, units.IdealWakeups, units.CoalesceEff, units.RatioP50,
 		units.RatioP99}, lateUnits()...),
 	sets: func(quick bool) []Set {
@@ -44,33 +44,39 @@ var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Ben
 		{Bench: Tickers, Unit: units.LateP99, Label: "1000 staggered 10 ms tickers: p99 lateness"},
 		{Bench: Sleeps, Unit: units.RatioP50, Label: "sleeps of 0.1-1 ms: median actual / requested"},
 		{Bench: Sleeps, Unit: units.TimerWakeups, Label: "sleeps of 20 µs-1 ms: timer wakeups per second"},
+		{Bench: Sleeps, Unit: units.CPUOp, Label: "sleeps of 20 µs-1 ms: CPU per sleep"},
 	},
 	Charts: append([]Chart{latenessCDF(Tickers), latenessCDF(Sleeps)}, append(vsSlackCharts(Tickers), vsSlackCharts(Sleeps)...)...),
 	Summary: &Summary{Title: "Slack sweep",
 		Intro: fmt.Sprintf("The variants with timer slack, the slack sweep's points (slack's toolchain under other "+
 			"policies) and the other aliases (pwait2: upstream's proposal of precise waits, golang/go#53824, the peer "+
-			"slack is measured against), each against %[1]s of the same run, %[1]s first. Ratios are variant / %[1]s "+
-			"with their 95%% interval and `~` where not significant, as in the verdict; other figures are medians with "+
-			"their 95%% interval ((—): too few runs for one). *tickers*: %[2]s; slack is the median slack granted "+
-			"(`slack-ns`, two digits: it is read from a histogram bucket 12.5%% wide), late p99 a share of the ticker "+
-			"period, ideal/wakeup the fewest wakeups that serve every tick in its window per timer wakeup (the "+
-			"`coalesce-eff` unit; not bounded by 1: a timer wakeup is a netpoll sleep that a timer ended, and most "+
-			"ticks fire on threads already awake for other work, so it is not an efficiency; — where no slack is "+
-			"granted); CPU on 1 P is the variant's CPU for the same tickers with GOMAXPROCS=1 (%[4]s) "+
-			"over %[1]s's at the run's GOMAXPROCS: the floor under the CPU any wakeup policy can reach. *sleeps*: "+
-			"%[3]s; sleep p50 is the median of actual / requested duration of the sleeps of at least 100 µs, "+
-			"itself a ratio of durations (1: on time), not a variant's ratio to %[1]s.",
-			lab.Baseline, Tickers, Sleeps, TickersOneP),
+			"slack is measured against), each against %[1]s of the same run, %[1]s first. A ratio is variant / %[1]s "+
+			"with its 95%% interval and `~` where not significant, as in the verdict; another figure is a median with "+
+			"its 95%% interval ((—): too few runs for one). The tickers are %[2]s, the sleeps %[3]s.",
+			lab.Baseline, Tickers, Sleeps),
 		Columns: []Column{
-			{Head: "tickers: slack", Kind: Slack, Bench: Tickers},
+			{Head: "tickers: slack", Kind: Slack, Bench: Tickers,
+				About: "the median slack granted (`slack-ns`), to two digits: it is read from a histogram bucket 12.5% wide"},
 			{Head: "vcsw/s", Kind: Ratio, Bench: Tickers, Unit: units.VCSW},
 			{Head: "CPU", Kind: Ratio, Bench: Tickers, Unit: units.CPU},
-			{Head: "CPU on 1 P", Kind: Ratio, Bench: TickersOneP, Over: Tickers, Unit: units.CPU},
+			{Head: "CPU on 1 P", Kind: Ratio, Bench: TickersOneP, Over: Tickers, Unit: units.CPU,
+				About: fmt.Sprintf("the variant's CPU for the same tickers with GOMAXPROCS=1 (%s) over %s's at the "+
+					"run's GOMAXPROCS: the floor under the CPU any wakeup policy can reach", TickersOneP, lab.Baseline)},
 			{Head: "late p99 (% of period)", Kind: PeriodShare, Bench: Tickers, Unit: units.LateP99, Param: "period"},
-			{Head: "ideal/wakeup", Kind: SlackValue, Bench: Tickers, Unit: units.CoalesceEff},
+			{Head: "ideal/wakeup", Kind: SlackValue, Bench: Tickers, Unit: units.CoalesceEff,
+				About: "the fewest wakeups that serve every tick in its window, per timer wakeup (the `coalesce-eff` unit). " +
+					"Not bounded by 1, so not an efficiency: a timer wakeup is a netpoll sleep that a timer ended, and " +
+					"most ticks fire on threads already awake for other work; — where no slack is granted"},
 			{Head: "sleeps: slack", Kind: Slack, Bench: Sleeps},
-			{Head: "sleep p50 (actual/requested)", Kind: Value, Bench: Sleeps, Unit: units.RatioP50},
+			{Head: "sleep p50 (actual/requested)", Kind: Value, Bench: Sleeps, Unit: units.RatioP50,
+				About: fmt.Sprintf("the median of actual / requested duration of the sleeps of at least 100 µs: itself "+
+					"a ratio of durations (1: on time), not a variant's ratio to %s", lab.Baseline)},
 			{Head: "timer wakeups/s", Kind: Ratio, Bench: Sleeps, Unit: units.TimerWakeups},
+			{Head: "CPU/s", Kind: Ratio, Bench: Sleeps, Unit: units.CPU,
+				About: "each goroutine sleeps again as soon as it wakes, so a policy whose sleeps end sooner runs more " +
+					"of them a second: CPU/s is the CPU at that rate"},
+			{Head: "CPU per sleep", Kind: Ratio, Bench: Sleeps, Unit: units.CPUOp,
+				About: "what one sleep costs (`cpu-ns/op`): the figure that compares the policies' CPU"},
 		}},
 }
 

@@ -150,6 +150,7 @@ type Column struct {
 	Unit  string // as the benchmark reports it
 	Over  string // Ratio: the baseline's benchmark the figure is divided by, if not Bench
 	Param string // PeriodShare
+	About string // what the column shows, in words: the report lists it under the table's intro
 }
 
 // Validate reports a workload whose charts or summary use a figure it does not declare, or a

@@ -1,0 +1,54 @@
+package wakeups
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"timerlab/bench/units"
+)
+
+// TestCPUPerOp runs BenchmarkSubMsSleep in a child process of this test binary and checks that it
+// reports the CPU per op, and that the figure is the CPU per second times the seconds per op: the
+// two divide the same CPU time, one by the run's wall time and one by its ops, so their product
+// and quotient must agree up to the moments between the benchmark's timer and the usage readings.
+func TestCPUPerOp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a benchmark")
+	}
+	out, err := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkSubMsSleep$",
+		"-test.benchtime=500x", "-test.count=1").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the benchmark failed: %v\n%s", err, out)
+	}
+	var line string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "BenchmarkSubMsSleep/") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no result of BenchmarkSubMsSleep in:\n%s", out)
+	}
+	// A result line is the name, the iterations, then value-unit pairs.
+	f := strings.Fields(line)
+	figures := map[string]float64{}
+	for i := 2; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		figures[f[i+1]] = v
+	}
+	perOp, ok := figures[units.CPUOp]
+	if !ok || perOp <= 0 {
+		t.Fatalf("%s is %v (reported: %v) in %q", units.CPUOp, perOp, ok, line)
+	}
+	perSec, nsPerOp := figures[units.CPU], figures["ns/op"]
+	want := perSec * nsPerOp / 1e9
+	if perOp < want/1.5 || perOp > want*1.5 {
+		t.Errorf("%s = %.0f, want about %s × ns/op = %.0f (%q)", units.CPUOp, perOp, units.CPU, want, line)
+	}
+}
