@@ -48,6 +48,7 @@ fi
 # (toolchain_copy), with the variant's own build cache under its results. The copy goes when the
 # run ends, the cache when every test of the list is recorded.
 copy=${TMPDIR:-/tmp}/timerlab-dist-$variant
+lock_copy "$copy"
 trap 'rm -rf "$copy"' EXIT
 toolchain_copy "$variant" "$copy"
 tc=$copy/go

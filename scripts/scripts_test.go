@@ -152,7 +152,13 @@ func newWorld(t *testing.T) *world {
 		"TIMERLAB_PATCHES="+filepath.Join(dir, "patches"),
 		"TIMERLAB_OVERLAY="+filepath.Join(dir, "src-overlay"),
 		"FAKE_MAKE=",
+		// The scripts' copies of toolchains (toolchain_copy) go under TMPDIR at fixed paths: a
+		// test's must not be a real run's.
+		"TMPDIR="+filepath.Join(dir, "tmp"),
 	)
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	platform := runtime.GOOS + "-" + runtime.GOARCH
 	w.write(t, "base.conf", "version="+fakeVersion+"\nmodule=example.com/fake\nsum."+platform+"=h1:fake\n")
 	w.write(t, "variants.conf", "# name series goexp godebug text\n"+
@@ -835,7 +841,7 @@ func TestTestVariantRuntime(t *testing.T) {
 		}
 		// As dist-test.sh: GOROOT a copy of the toolchain outside the checkout, a real directory
 		// at the variant's own path, removed after; the build cache the variant's own.
-		copy := filepath.Join(os.TempDir(), "timerlab-runtime-"+tc.variant, "go")
+		copy := w.path("tmp/timerlab-runtime-" + tc.variant + "/go")
 		env := strings.Fields(w.read(t, "build/test.env"))
 		if len(env) != 3 || env[0] != copy || env[1] != w.path("build/runtime-test/"+tc.variant+"/gocache") || env[2] != copy {
 			t.Errorf("%s --runtime ran go test with GOROOT, GOCACHE and GOROOT's physical path %q: want a copy at %s, the variant's cache",
@@ -847,6 +853,13 @@ func TestTestVariantRuntime(t *testing.T) {
 	// One run per variant at a time.
 	w.holdLock(t, "build/runtime-test/heap/.lock")
 	wantOneLineError(t, w.run(t, "test-variant.sh", "heap", "--runtime"), "another test-variant.sh heap --runtime is running")
+	// The copy's path is the machine's: a run from another checkout holding it is not disturbed.
+	w.write(t, "tmp/timerlab-runtime-wheel/go/keep", "x")
+	w.holdLock(t, "tmp/timerlab-runtime-wheel.lock")
+	wantOneLineError(t, w.run(t, "test-variant.sh", "wheel", "--runtime"), "another run uses "+w.path("tmp/timerlab-runtime-wheel"))
+	if !w.exists("tmp/timerlab-runtime-wheel/go/keep") {
+		t.Errorf("test-variant.sh --runtime removed the copy of a run that holds it")
+	}
 }
 
 // TestCrossCheck runs cross-check.sh on the fake toolchain: by default the four combinations of
@@ -908,6 +921,22 @@ func TestDistTestOneAtATime(t *testing.T) {
 		"another dist-test.sh of heap is running")
 }
 
+// TestDistTestCopyInUse checks that dist-test.sh refuses, in one line, a copy of the toolchain
+// that another run holds, and leaves it in place: the copy's path is the machine's, not the
+// checkout's, so a run from another checkout (or a test of this script) would otherwise remove
+// it under a running one.
+func TestDistTestCopyInUse(t *testing.T) {
+	w := newWorld(t)
+	w.mustRun(t, "build-toolchain.sh", "heap")
+	w.write(t, "tmp/timerlab-dist-heap/go/keep", "x")
+	w.holdLock(t, "tmp/timerlab-dist-heap.lock")
+	wantOneLineError(t, w.runEnv(t, []string{"FAKE_DIST_TESTS=go_test:a"}, "dist-test.sh", "heap"),
+		"another run uses "+w.path("tmp/timerlab-dist-heap"))
+	if !w.exists("tmp/timerlab-dist-heap/go/keep") || w.exists("build/dist.count") {
+		t.Errorf("dist-test.sh removed the copy of a run that holds it, or ran a test")
+	}
+}
+
 // TestDistTestRecordsAndResumes runs the fake toolchain's dist test: each test once, a failure
 // again to tell a flake from a failure, every outcome recorded and summed up; a second run runs
 // nothing already recorded, and results of another toolchain of the variant are refused.
@@ -935,10 +964,10 @@ func TestDistTestRecordsAndResumes(t *testing.T) {
 	// directory (not a symbolic link) at the variant's own path, removed after; the build cache
 	// the variant's own.
 	env2 := strings.Fields(w.read(t, "build/dist.env"))
-	if len(env2) != 3 || env2[0] != filepath.Join(os.TempDir(), "timerlab-dist-heap", "go") ||
+	if len(env2) != 3 || env2[0] != w.path("tmp/timerlab-dist-heap/go") ||
 		env2[1] != w.path("build/dist-test/heap/gocache") || env2[2] != env2[0] {
 		t.Errorf("dist test ran with GOROOT, GOCACHE and GOROOT's physical path %q: want a copy at %s, "+
-			"the variant's cache", env2, filepath.Join(os.TempDir(), "timerlab-dist-heap", "go"))
+			"the variant's cache", env2, w.path("tmp/timerlab-dist-heap/go"))
 	} else if _, err := os.Lstat(env2[0]); err == nil {
 		t.Errorf("the copy %s of the toolchain is left behind", env2[0])
 	}
