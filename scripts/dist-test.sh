@@ -57,7 +57,7 @@ unset GOEXPERIMENT GOMAXPROCS
 godebug=$(variant_field "$variant" godebug)
 [ -z "$godebug" ] || export GODEBUG=$godebug
 
-list=$(cd "$tc/src" && go tool dist test -list) || die "go tool dist test -list failed for $variant"
+list=$(cd "$tc/src" && go tool dist test -list 8>&- 9>&-) || die "go tool dist test -list failed for $variant"
 tests=()
 while read -r name; do
 	[ -n "$name" ] || continue
@@ -70,7 +70,7 @@ done <<<"$list"
 run_one() {
 	local log=$dir/${1//\//_}.$2.log re
 	re=$(printf '%s' "$1" | sed 's/[][\\.^$*+?(){}|]/\\&/g')
-	if (cd "$tc/src" && go tool dist test -run "^$re\$") >"$log" 2>&1; then
+	if (cd "$tc/src" && go tool dist test -run "^$re\$") >"$log" 2>&1 8>&- 9>&-; then
 		rm -f "$log"
 		return 0
 	fi

@@ -222,16 +222,18 @@ toolchain_current() {
 	[ -x "$tc/bin/go" ] && [ "$(cat "$tc/.timerlab-stamp" 2>/dev/null)" = "$(toolchain_stamp "$1")" ]
 }
 
-# lock_copy DIR takes the lock DIR.lock on file descriptor 8 for the caller's life, or dies: DIR is
-# a copy of a toolchain (toolchain_copy) at a path the same on every run, so that the build cache
-# of a resumed run stays valid, and so the machine's rather than this checkout's: another run of
-# the variant from another checkout (or a test of the scripts) would otherwise remove it under a
-# running one. Call it before the trap that removes DIR.
+# lock_copy DIR takes the lock DIR.lock on file descriptor 8, held until the caller exits, or dies:
+# DIR is a copy of a toolchain (toolchain_copy) at a path the same on every run, so that the build
+# cache of a resumed run stays valid, and so the machine's rather than this checkout's: another run
+# of the variant from another checkout (or a test of the scripts) would otherwise remove it under a
+# running one. Call it before the trap that removes DIR. A child process inherits the descriptor
+# and would hold the lock past the caller's exit: the callers close it for the tests they start
+# (`8>&- 9>&-`).
 lock_copy() {
 	local dir=$1
-	mkdir -p "$(dirname "$dir")"
-	exec 8>"$dir.lock"
-	flock -n 8 || die "another run uses $dir (lock $dir.lock)"
+	mkdir -p "$(dirname "$dir")" || die "cannot make $(dirname "$dir")"
+	exec 8>>"$dir.lock" || die "cannot open the lock $dir.lock"
+	flock -n 8 || die "another run uses $dir (lock $dir.lock; fuser $dir.lock names it)"
 }
 
 # toolchain_copy NAME DIR copies the toolchain NAME runs with to DIR/go, DIR removed first; the

@@ -76,6 +76,8 @@ test)
 	# (nor -run's pattern). A build for another port or with other experiments says so.
 	shift
 	echo "$GOROOT ${GOCACHE-} $(cd "$GOROOT" && pwd -P)" >"$TIMERLAB_BUILD/test.env"
+	# A test must not inherit the scripts' lock descriptors (8, 9): it would hold their locks.
+	for fd in 8 9; do [ ! -e /proc/$$/fd/$fd ] || echo "go test $fd" >>"$TIMERLAB_BUILD/locks.inherited"; done
 	echo "fake go test: GODEBUG=${GODEBUG-}"
 	[ -z "${GOARCH-}${GOEXPERIMENT-}" ] || echo "fake go test: GOARCH=${GOARCH-} GOEXPERIMENT=${GOEXPERIMENT-} $*"
 	verbose=
@@ -111,6 +113,7 @@ tool)
 		name=${name%$}
 		name=${name//\\/}
 		echo "$name" >>"$TIMERLAB_BUILD/dist.count"
+		for fd in 8 9; do [ ! -e /proc/$$/fd/$fd ] || echo "dist test $fd" >>"$TIMERLAB_BUILD/locks.inherited"; done
 		echo "$GOROOT $GOCACHE $(cd "$GOROOT" && pwd -P)" >"$TIMERLAB_BUILD/dist.env"
 		case " ${FAKE_DIST_FAIL:-} " in *" $name "*) echo "--- FAIL: $name"; exit 1 ;; esac
 		case " ${FAKE_DIST_FLAKY:-} " in *" $name "*)
@@ -850,6 +853,9 @@ func TestTestVariantRuntime(t *testing.T) {
 			t.Errorf("the copy %s of the toolchain is left behind", copy)
 		}
 	}
+	if w.exists("build/locks.inherited") {
+		t.Errorf("go test inherited the scripts' lock descriptors: %s", w.read(t, "build/locks.inherited"))
+	}
 	// One run per variant at a time.
 	w.holdLock(t, "build/runtime-test/heap/.lock")
 	wantOneLineError(t, w.run(t, "test-variant.sh", "heap", "--runtime"), "another test-variant.sh heap --runtime is running")
@@ -947,6 +953,9 @@ func TestDistTestRecordsAndResumes(t *testing.T) {
 	r := w.runEnv(t, env, "dist-test.sh", "heap")
 	if r.code == 0 {
 		t.Fatalf("a failed test, and dist-test.sh exited 0:\n%s", r.stdout)
+	}
+	if w.exists("build/locks.inherited") {
+		t.Errorf("the dist test inherited the script's lock descriptors: %s", w.read(t, "build/locks.inherited"))
 	}
 	results := w.read(t, "build/dist-test/heap/results")
 	for _, want := range []string{"go_test:a+b pass ", "cmd/x fail ", "runtime:cpu1 flaky "} {

@@ -58,7 +58,7 @@ run_group() {
 		step "$variant $label: ${envs[*]:+${envs[*]} }go test ${flags[*]} ${run:+-run '$run' }$pkgs"
 		out=$(mktemp)
 		# shellcheck disable=SC2086 # package lists and TIMERLAB_TESTFLAGS are word lists
-		(cd "$tc/src" && env "${envs[@]}" go test "${flags[@]}" ${run:+-run "$run"} ${TIMERLAB_TESTFLAGS:-} $pkgs) 2>&1 | tee "$out" || true
+		(cd "$tc/src" && env "${envs[@]}" go test "${flags[@]}" ${run:+-run "$run"} ${TIMERLAB_TESTFLAGS:-} $pkgs) 2>&1 8>&- 9>&- | tee "$out" || true
 		record "$label" "$out" $pkgs
 		rm -f "$out"
 	done
@@ -107,7 +107,7 @@ if [[ ,$goexp, == *,timernull,* ]]; then
 	step "$variant: its own test only: go test -count=1 -v -run '^TestTimerNull\$' runtime"
 	out=$(mktemp)
 	# shellcheck disable=SC2086 # TIMERLAB_TESTFLAGS is a word list
-	(cd "$tc/src" && timeout 900 go test -count=1 -v -run '^TestTimerNull$' ${TIMERLAB_TESTFLAGS:-} runtime) 2>&1 | tee "$out" || true
+	(cd "$tc/src" && timeout 900 go test -count=1 -v -run '^TestTimerNull$' ${TIMERLAB_TESTFLAGS:-} runtime) 2>&1 8>&- 9>&- | tee "$out" || true
 	if grep -q -- "^--- PASS: TestTimerNull " "$out" && grep -qE "^ok[[:space:]]+runtime[[:space:]]" "$out"; then
 		passed+=("runtime[TestTimerNull]")
 	else
