@@ -11,15 +11,18 @@ import (
 )
 
 // TestCPUPerOp runs BenchmarkSubMsSleep in a child process of this test binary and checks that it
-// reports the CPU per op, and that the figure is the CPU per second times the seconds per op: the
-// two divide the same CPU time, one by the run's wall time and one by its ops, so their product
-// and quotient must agree up to the moments between the benchmark's timer and the usage readings.
+// reports the CPU per op, and that the figure is about the CPU per second times the seconds per
+// op: both divide the same CPU time, one by the run's ops and one by its wall time, which measure
+// (around the usage readings) covers and the benchmark's timer (ns/op) does not. So cpu-ns/op is
+// at least cpu-ns/s × ns/op, and more only by those readings' share of a short run: a few percent
+// idle, up to 60% measured on a loaded machine. A figure divided by seconds rather than ops is off
+// by four orders of magnitude.
 func TestCPUPerOp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a benchmark")
 	}
 	out, err := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkSubMsSleep$",
-		"-test.benchtime=500x", "-test.count=1").CombinedOutput()
+		"-test.benchtime=2000x", "-test.count=1").CombinedOutput()
 	if err != nil {
 		t.Fatalf("the benchmark failed: %v\n%s", err, out)
 	}
@@ -48,7 +51,7 @@ func TestCPUPerOp(t *testing.T) {
 	}
 	perSec, nsPerOp := figures[units.CPU], figures["ns/op"]
 	want := perSec * nsPerOp / 1e9
-	if perOp < want/1.5 || perOp > want*1.5 {
+	if perOp < want*0.95 || perOp > want*3 {
 		t.Errorf("%s = %.0f, want about %s × ns/op = %.0f (%q)", units.CPUOp, perOp, units.CPU, want, line)
 	}
 }

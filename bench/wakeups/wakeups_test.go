@@ -6,7 +6,7 @@
 //	vcsw/s        voluntary context switches of the process per second (getrusage ru_nvcsw)
 //	cpu-ns/s      CPU time (user+system) of the process per second of wall time
 //	cpu-ns/op     CPU time of the process per op: per tick received, per sleep. Where the
-//	              ops come at a fixed rate (the tickers) it is cpu-ns/s over that rate; where
+//	              ops come at a fixed rate (the tickers) it is about cpu-ns/s over that rate; where
 //	              each op starts when the last one ends (the sleeps) a precise policy runs
 //	              more ops a second, and only cpu-ns/op compares what each op costs
 //	late-pNN-ns   quantiles of wakeup lateness: p10, p25, p50, p90, p99, p999 and max
