@@ -48,8 +48,6 @@ fi
 # (toolchain_copy), with the variant's own build cache under its results. The copy goes when the
 # run ends, the cache when every test of the list is recorded.
 copy=${TMPDIR:-/tmp}/timerlab-dist-$variant
-lock_copy "$copy"
-trap 'rm -rf "$copy"' EXIT
 toolchain_copy "$variant" "$copy"
 tc=$copy/go
 export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS= GOCACHE=$dir/gocache GOWORK=off

@@ -222,31 +222,29 @@ toolchain_current() {
 	[ -x "$tc/bin/go" ] && [ "$(cat "$tc/.timerlab-stamp" 2>/dev/null)" = "$(toolchain_stamp "$1")" ]
 }
 
-# lock_copy DIR takes the lock DIR.lock on file descriptor 8, held until the caller exits, or dies:
-# DIR is a copy of a toolchain (toolchain_copy) at a path the same on every run, so that the build
-# cache of a resumed run stays valid, and so the machine's rather than this checkout's: another run
-# of the variant from another checkout (or a test of the scripts) would otherwise remove it under a
-# running one. Call it before the trap that removes DIR. A child process inherits the descriptor
-# and would hold the lock past the caller's exit: the callers close it for the tests they start
-# (`8>&- 9>&-`).
-lock_copy() {
-	local dir=$1
-	mkdir -p "$(dirname "$dir")" || die "cannot make $(dirname "$dir")"
-	exec 8>>"$dir.lock" || die "cannot open the lock $dir.lock"
-	flock -n 8 || die "another run uses $dir (lock $dir.lock; fuser $dir.lock names it)"
-}
-
-# toolchain_copy NAME DIR copies the toolchain NAME runs with to DIR/go, DIR removed first; the
-# caller removes DIR when done (a trap set before the copy). Go's own tests run from such a copy, as
-# on a builder, not from inside this checkout: the toolchain lies under the timerlab module, so
-# tests that run go list from GOROOT (go/importer, go/types) would find timerlab's go.mod above it,
-# and a shared build cache holds cgo outputs of other copies of the same tree (bent's GOROOTs) whose
+# toolchain_copy NAME DIR copies the toolchain NAME runs with to DIR/go, DIR removed first, and
+# removes DIR when the caller exits (its EXIT trap). Go's own tests run from such a copy, as on a
+# builder, not from inside this checkout: the toolchain lies under the timerlab module, so tests
+# that run go list from GOROOT (go/importer, go/types) would find timerlab's go.mod above it, and a
+# shared build cache holds cgo outputs of other copies of the same tree (bent's GOROOTs) whose
 # paths vet then follows. DIR is a real directory (through a symbolic link testing's TestChdir
 # finds .. elsewhere) at a path of the variant's own, the same on every run, so that a build cache
 # of the variant's own holds only paths of that copy when a run resumes.
+#
+# That path is the machine's, not this checkout's: another run of the variant from another
+# checkout (or a test of the scripts) would remove the copy under a running one. So DIR.lock is
+# taken first, on file descriptor 8 until the caller exits, and a copy in use is refused in one
+# line and left alone. A child process inherits the descriptor and would hold the lock past the
+# caller's exit: the callers close it for the tests they start (`8>&- 9>&-`).
 toolchain_copy() {
-	rm -rf "$2"
-	mkdir -p "$2" && cp -a "$(toolchain_dir "$1")" "$2/go" || die "cannot copy the toolchain of $1 to $2"
+	local dir=$2
+	mkdir -p "$(dirname "$dir")" || die "cannot make $(dirname "$dir")"
+	exec 8>>"$dir.lock" || die "cannot open the lock $dir.lock"
+	flock -n 8 || die "another run uses $dir (lock $dir.lock; fuser $dir.lock names it)"
+	# shellcheck disable=SC2064 # the path is expanded now, on purpose
+	trap "rm -rf $(printf %q "$dir")" EXIT
+	rm -rf "$dir"
+	mkdir -p "$dir" && cp -a "$(toolchain_dir "$1")" "$dir/go" || die "cannot copy the toolchain of $1 to $dir"
 }
 
 # checkout_series DIR NAME: clone the base into DIR and apply NAME's series there.

@@ -50,6 +50,11 @@ const fakeGo = `#!/usr/bin/env bash
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 z=$root/src/internal/buildcfg/zbootstrap.go
+# inherited WHAT records any of the scripts' lock descriptors (8, 9) a test inherits: it would
+# hold their locks.
+inherited() {
+	for fd in 8 9; do [ ! -e /proc/$$/fd/$fd ] || echo "$1 $fd" >>"$TIMERLAB_BUILD/locks.inherited"; done
+}
 case $1 in
 install)
 	[ "${FAKE_INSTALL:-}" != fail ] || { echo "fake go install: compile error" >&2; exit 1; }
@@ -76,8 +81,7 @@ test)
 	# (nor -run's pattern). A build for another port or with other experiments says so.
 	shift
 	echo "$GOROOT ${GOCACHE-} $(cd "$GOROOT" && pwd -P)" >"$TIMERLAB_BUILD/test.env"
-	# A test must not inherit the scripts' lock descriptors (8, 9): it would hold their locks.
-	for fd in 8 9; do [ ! -e /proc/$$/fd/$fd ] || echo "go test $fd" >>"$TIMERLAB_BUILD/locks.inherited"; done
+	inherited "go test"
 	echo "fake go test: GODEBUG=${GODEBUG-}"
 	[ -z "${GOARCH-}${GOEXPERIMENT-}" ] || echo "fake go test: GOARCH=${GOARCH-} GOEXPERIMENT=${GOEXPERIMENT-} $*"
 	verbose=
@@ -113,7 +117,7 @@ tool)
 		name=${name%$}
 		name=${name//\\/}
 		echo "$name" >>"$TIMERLAB_BUILD/dist.count"
-		for fd in 8 9; do [ ! -e /proc/$$/fd/$fd ] || echo "dist test $fd" >>"$TIMERLAB_BUILD/locks.inherited"; done
+		inherited "dist test"
 		echo "$GOROOT $GOCACHE $(cd "$GOROOT" && pwd -P)" >"$TIMERLAB_BUILD/dist.env"
 		case " ${FAKE_DIST_FAIL:-} " in *" $name "*) echo "--- FAIL: $name"; exit 1 ;; esac
 		case " ${FAKE_DIST_FLAKY:-} " in *" $name "*)

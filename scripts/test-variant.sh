@@ -86,8 +86,6 @@ if [ "$mode" = --runtime ]; then
 	exec 9>"$dir/.lock"
 	flock -n 9 || die "another test-variant.sh $variant --runtime is running (lock $dir/.lock)"
 	copy=${TMPDIR:-/tmp}/timerlab-runtime-$variant
-	lock_copy "$copy"
-	trap 'rm -rf "$copy"' EXIT
 	toolchain_copy "$variant" "$copy"
 	tc=$copy/go
 	export GOCACHE=$dir/gocache GOWORK=off

@@ -198,10 +198,10 @@ func (r run) secs() float64 {
 // report reports the figures every workload has: usage, timer metrics and lateness quantiles. It
 // sorts r.rec.late.
 func (r run) report(b *testing.B) {
-	secs := r.secs()
+	secs, cpu := r.secs(), float64(r.after.cpu-r.before.cpu)
 	b.ReportMetric(float64(r.after.vcsw-r.before.vcsw)/secs, units.VCSW)
-	b.ReportMetric(float64(r.after.cpu-r.before.cpu)/secs, units.CPU)
-	b.ReportMetric(float64(r.after.cpu-r.before.cpu)/float64(b.N), units.CPUOp)
+	b.ReportMetric(cpu/secs, units.CPU)
+	b.ReportMetric(cpu/float64(b.N), units.CPUOp)
 	timerstats.Report(b, r.before.timers, r.after.timers, secs)
 	late := r.rec.late
 	slices.Sort(late)
