@@ -698,12 +698,7 @@ func TestTimerWheelStopNotBehindBusy(t *testing.T) {
 		if began {
 			failed++
 		}
-		if failed == 3 || try == tries && failed > 0 {
-			t.Fatalf("a Stop that found the ring full waited for the lock of a busy set in %d of %d tries", failed, try)
-		}
-		if try == tries {
-			t.Skipf("the Stop's goroutine never ran while the lock was held, in %d tries", try)
-		}
+		endBusyTry(t, try, tries, failed, "a Stop that found the ring full")
 	}
 	live := tries*(ring+1) + 1 - next
 	if n, wheel := m.Len(); n != live || wheel != live {
@@ -712,6 +707,22 @@ func TestTimerWheelStopNotBehindBusy(t *testing.T) {
 	}
 	if fired := m.Check(1 << 42); len(fired) != live {
 		t.Errorf("a check at 1<<42 ran %d timers, want the %d live ones", len(fired), live)
+	}
+}
+
+// endBusyTry ends a try of the busy-set Stop tests, which count only the
+// tries in which the Stop ran while the set was busy and locked: failed
+// of the first try tries (of tries in all) counted and waited for the
+// lock, and none returned before the unlock. A correct Stop never waits:
+// three such tries fail the test, and so does any by the last try; the
+// last try with none counted skips it.
+func endBusyTry(t *testing.T, try, tries, failed int, stop string) {
+	t.Helper()
+	if failed == 3 || try == tries && failed > 0 {
+		t.Fatalf("%s waited for the lock of a busy set in %d of %d tries", stop, failed, try)
+	}
+	if try == tries {
+		t.Skipf("no try ran %s while the set was busy and locked, in %d tries", stop, try)
 	}
 }
 
@@ -735,12 +746,7 @@ func TestTimerWheelStopOwnWhileBusy(t *testing.T) {
 		if ran {
 			failed++
 		}
-		if failed == 3 || try == tries && failed > 0 {
-			t.Fatalf("a Stop on the timer's own P, its set busy and locked by another P, returned only after the unlock in %d of %d tries", failed, try)
-		}
-		if try == tries {
-			t.Skipf("the holder never held the lock while the Stop ran, in %d tries", try)
-		}
+		endBusyTry(t, try, tries, failed, "a Stop on the timer's own P, its set locked by another P")
 	}
 }
 
