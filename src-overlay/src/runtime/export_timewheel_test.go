@@ -283,3 +283,81 @@ func (b *ownBusyLocker) hold() {
 	ts.wheel.busy.Store(0)
 	ts.unlock()
 }
+
+// AddAfterListedStops arms n timers an hour ahead on the caller's P, in
+// its wheel, and stops them with the set marked busy, so that each Stop
+// lists its timer in the set's stopped ring rather than lock the set
+// (lockOwnTimers); then it arms one more timer on the same P (modify, then
+// maybeAdd). It returns the ring's count before and after that add. The
+// caller runs with GOMAXPROCS 1, so that no other P's check drains the
+// ring meanwhile.
+func AddAfterListedStops(n int) (before, after uint32) {
+	mp := acquirem()
+	ts := &mp.p.ptr().timers
+	when := nanotime() + int64(60*60*1e9)
+	stopped := make([]*timer, n)
+	for i := range stopped {
+		t := new(timer)
+		t.init(ownBusyNop, nil)
+		t.modify(when+int64(i), 0, nil, nil, 0, 0)
+		if t.astate.Load()&timerWheeled == 0 {
+			throw("AddAfterListedStops: a timer is not in the wheel")
+		}
+		stopped[i] = t
+	}
+	// busy is stored without the lock, against its rule: locking the set
+	// to store it would drain the ring as it unlocks.
+	ts.wheel.busy.Store(1)
+	for _, t := range stopped {
+		t.stop()
+	}
+	ts.wheel.busy.Store(0)
+	before = ts.wheel.nstopped.Load()
+	t := new(timer)
+	t.init(ownBusyNop, nil)
+	t.modify(when, 0, nil, nil, 0, 0)
+	after = ts.wheel.nstopped.Load()
+	t.stop()
+	releasem(mp)
+	return before, after
+}
+
+// SweepWithStopDuring arms timer 0 of a model set in the wheel, sets the
+// overflow bit of its stopped ring, as a Stop that found the ring full
+// sets it, and runs a check with no timer due, which locks the set for
+// the non-empty ring and drains it with a sweep. Just as the sweep starts,
+// after the drain has reset the ring's count, timer 0 is stopped, as a
+// Stop on another P would stop it then: it is listed in the ring, and the
+// sweep drops it. It returns the ring's count after that check, and
+// whether an entry of the ring names a timer that is no longer in the set.
+func SweepWithStopDuring() (swept bool, nstopped uint32, stale bool) {
+	m := NewTimerModel(1)
+	m.Reset(0, 1<<40, 0, 1)
+	m.MarkStoppedOverflow()
+	sweepStopTimer = m.timers[0]
+	wheelTestHooks.sweep = sweepStop
+	m.Check(2)
+	wheelTestHooks.sweep = nil
+	// The hook ran, and the sweep then dropped the timer it stopped.
+	swept = sweepStopTimer == nil && m.timers[0].astate.Load()&timerHeaped == 0
+	sweepStopTimer = nil
+	w := &m.ts.wheel
+	nstopped = w.nstopped.Load()
+	for i := range min(nstopped&^wheelOverflowed, wheelStoppedMax) {
+		if t := w.stopped[i].Load(); t != nil {
+			t.lock()
+			stale = stale || t.ts != &m.ts
+			t.unlock()
+		}
+	}
+	return swept, nstopped, stale
+}
+
+var sweepStopTimer *timer
+
+func sweepStop() {
+	wheelTestHooks.sweep = nil
+	t := sweepStopTimer
+	sweepStopTimer = nil
+	t.stop()
+}

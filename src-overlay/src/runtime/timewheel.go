@@ -42,16 +42,20 @@
 // it a zombie, as upstream marks a heap timer, under the timer's lock only:
 // it takes no timers lock, so it does not wait behind the owner's cascade.
 // It also lists the timer in its set's stopped ring (wheelStopped),
-// lock-free, and every holder of the timers lock drains the ring as it
-// unlocks (wheelDrain, from timers.unlock), unlinking each listed zombie in
-// O(1): the owner's next add or check, another P's check of this set, which
-// locks for a non-empty ring though no timer is due (wheelDrainDue). So a
+// lock-free, and every holder of the timers lock drains the ring (maybeAdd
+// as it locks, see below; every other holder as it unlocks: wheelDrain,
+// from timers.unlock), unlinking each listed zombie in O(1): the owner's
+// next add or check, another P's check of this set, which locks for a
+// non-empty ring though no timer is due (wheelDrainDue). So a
 // stopped timer's function and argument stay reachable only until then, not
 // until its slot cascades. Draining at every unlock, not at every lock,
 // leaves no entry behind a holder that drops the timer on its own (a
 // cascade or a sweep of a timer listed meanwhile): an entry listed after
 // the unlock names a zombie still in the wheel, so the set's wake time is
-// not 0 and a later check drains it.
+// not 0 and a later check drains it. maybeAdd, on the path of every timer
+// started, drains as it locks, since its critical section takes no timer
+// out of the wheel (unlockAdded). A drain that sweeps (below) drains again
+// after the sweep the entries listed during it.
 //
 // Stopped-ring invariant: every zombie that a Stop made or stopped in a
 // slot of ts's wheel is named in ts's ring, or carries timerWheelFix while
@@ -346,15 +350,18 @@ type timerWheel struct {
 	// timer's lock, reserves i by incrementing nstopped and then stores
 	// the timer; the drain, holding the timers lock, takes the entries,
 	// waiting for any reserved and not yet stored, clears them, and
-	// resets nstopped to 0 by a compare-and-swap with the count it
-	// drained, so that no reservation is lost. Stores and loads are
+	// resets nstopped by a compare-and-swap with the count it drained,
+	// so that no reservation is lost. Stores and loads are
 	// atomic, with write barriers: a dropped timer may be reachable only
 	// from here until the drain.
 	//
 	// nstopped's top bit, wheelOverflowed, is set by a Stop that found
 	// the ring full while the set was busy: it left its zombie unlisted,
 	// marked timerWheelFix, for the drain to sweep (see "Busy sets").
-	// The drain's compare-and-swap clears it with the count.
+	// The compare-and-swap of a drain that is about to sweep clears it
+	// with the count; that of its second drain, after the sweep (see
+	// wheelDrainStopped), keeps it, for a Stop that overflowed during
+	// the sweep.
 	stopped  [wheelStoppedMax]atomic.Pointer[timer]
 	nstopped atomic.Uint32
 
@@ -856,8 +863,10 @@ func (ts *timers) wheelDrainDue() bool {
 // wheelDrain removes from ts's wheel the zombies that Stops listed in its
 // stopped ring, and raises minWhen if that emptied a slot. timers.unlock
 // calls it, so every holder of the timers lock drains as it lets go
-// (wheelReplace too, for the Stop that found the ring full); the test is
-// inlined there.
+// (wheelReplace too, for the Stop that found the ring full), but maybeAdd,
+// which calls it as it locks (unlockAdded); the test is inlined there. If a
+// Stop found the ring full while the set was busy, it also sweeps the
+// wheel (wheelDrainStopped).
 // The caller holds ts's lock and no timer's.
 func (ts *timers) wheelDrain() {
 	if ts.wheelDrainDue() {
@@ -865,10 +874,67 @@ func (ts *timers) wheelDrain() {
 	}
 }
 
+// unlockAdded is timers.unlock for maybeAdd, which drains ts's stopped
+// ring as it locks ts rather than as it unlocks. Its critical section takes
+// no timer out of the wheel: it adds one (addHeap), and cleanHead removes
+// zombies at the top and the tail of the heap and may move the heap's
+// first timer into the wheel (wheelMoveMin), none of which takes a timer
+// out of a wheel; each must go on not doing so. So an entry listed while
+// maybeAdd holds the lock names a zombie still in the wheel, which a later
+// check drains, as one listed after any unlock does (see "Stopped
+// timers"). Without the drain's call, the unlock on the path of every
+// timer started is within the inliner's budget, as upstream's is.
+// The caller holds ts's lock.
+func (ts *timers) unlockAdded() {
+	ts.len.Store(uint32(len(ts.heap) + ts.wheel.n))
+	unlock(&ts.mu)
+}
+
+// wakeTimeLocked is wakeTime for a holder of ts's lock, for maybeAdd to
+// ask whether the timer it adds comes first: moves from the wheel into the
+// heap run under that lock, so no move runs between the loads, and the
+// count of moves (wheelMinWhen) need not be read. Nor does the order of the
+// loads matter: without the lock, minWhenModified can only be lowered
+// (modify, which then wakes the netpoller itself); the clears that
+// wakeTime's order guards against (adjust) take the lock.
+// The caller holds ts's lock.
+func (ts *timers) wakeTimeLocked() int64 {
+	when := ts.minWhenHeap.Load()
+	if next := ts.minWhenModified.Load(); when == 0 || (next != 0 && next < when) {
+		when = next
+	}
+	return ts.wheelBound(when)
+}
+
 // wheelDrainStopped is wheelDrain once it has something to drain.
 func (ts *timers) wheelDrainStopped() {
 	w := &ts.wheel
-	emptied := false
+	emptied, n := ts.wheelDrainEntries(0)
+	if n&wheelOverflowed != 0 {
+		// Some zombies are in no ring: sweep them all. A Stop that
+		// overflows meanwhile sets the bit again, for the next drain.
+		w.busy.Store(1)
+		ts.wheelSweep() // raises minWhen
+		w.busy.Store(0)
+		// Stops during the sweep listed zombies that it may have dropped
+		// since: drain those entries too, so that every entry left names
+		// a zombie still in the wheel. A bit set again stays.
+		if w.nstopped.Load()&^wheelOverflowed != 0 {
+			if e, _ := ts.wheelDrainEntries(wheelOverflowed); e {
+				ts.wheelRaiseMin()
+			}
+		}
+	} else if emptied {
+		ts.wheelRaiseMin()
+	}
+}
+
+// wheelDrainEntries unlinks the zombies that the entries of ts's stopped
+// ring name, and resets the ring's count to its bits in keep. It reports
+// whether that emptied a slot, and the count it reset. The caller holds
+// ts's lock and no timer's.
+func (ts *timers) wheelDrainEntries(keep uint32) (emptied bool, n uint32) {
+	w := &ts.wheel
 	n, i := w.nstopped.Load(), uint32(0)
 	for {
 		for ; i < min(n&^wheelOverflowed, wheelStoppedMax); i++ {
@@ -892,19 +958,10 @@ func (ts *timers) wheelDrainStopped() {
 			t.unlock()
 		}
 		// Entries 0..n-1 are clear: later Stops may reuse them.
-		if w.nstopped.CompareAndSwap(n, 0) {
-			break
+		if w.nstopped.CompareAndSwap(n, n&keep) {
+			return emptied, n
 		}
 		n = w.nstopped.Load()
-	}
-	if n&wheelOverflowed != 0 {
-		// Some zombies are in no ring: sweep them all. A Stop that
-		// overflows meanwhile sets the bit again, for the next drain.
-		w.busy.Store(1)
-		ts.wheelSweep() // raises minWhen
-		w.busy.Store(0)
-	} else if emptied {
-		ts.wheelRaiseMin()
 	}
 }
 
@@ -954,12 +1011,14 @@ func (t *timer) wheelInPlace(oldWhen int64) bool {
 }
 
 // wheelTestHooks are the points at which the wheel's tests run another
-// P's step inside modify, to replay an interleaving with modify itself
-// (export_timewheel_test.go). Each is nil but in those tests. Testing one
+// P's step inside modify or a drain's sweep, to replay an interleaving
+// with the code itself (export_timewheel_test.go). Each is nil but in those tests. Testing one
 // costs a load of a global, on the paths of a timer moved earlier (in
-// place or out of its tick) and of a Stop that found the ring full.
+// place or out of its tick), of a Stop that found the ring full, and of a
+// sweep.
 var wheelTestHooks struct {
 	inPlace func(t *timer)               // wheelInPlace has marked t's slot; t's lock is held
+	sweep   func()                       // wheelSweep is about to walk the wheel; the timers lock is held
 	fix     func(t *timer)               // wheelFix is about to re-place t; no lock is held
 	fixed   func(t *timer, earlier bool) // wheelFix re-placed t; earlier: it asks for a wakeup
 }
@@ -1143,10 +1202,14 @@ func (ts *timers) wheelNext(pollUntil int64) int64 {
 // wheelSweep removes the zombies from ts's wheel: channel timers that
 // nothing is blocked on, and stopped timers not drained yet.
 // check calls it, through adjust, when zombies exceed a quarter of the
-// timers, so it costs O(1) amortised per zombie.
+// timers, so it costs O(1) amortised per zombie; and a drain calls it when
+// a Stop found the ring full while the set was busy (wheelDrainStopped).
 // The caller holds ts's lock.
 func (ts *timers) wheelSweep() {
 	w := &ts.wheel
+	if h := wheelTestHooks.sweep; h != nil {
+		h()
+	}
 	for level := range w.occupied {
 		for bits := w.occupied[level]; bits != 0; bits &= bits - 1 {
 			// Walk the slot from its end: unlinking the timer at i moves

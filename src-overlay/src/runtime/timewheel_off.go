@@ -35,5 +35,7 @@ func (t *timer) wheelStop(locked *timers)                         {}
 func (ts *timers) wheelUnlock()                                   {}
 func (ts *timers) wheelDrainDue() bool                            { return false }
 func (ts *timers) wheelDrain()                                    {}
+func (ts *timers) unlockAdded()                                   { ts.unlock() }
+func (ts *timers) wakeTimeLocked() int64                          { return ts.wakeTime() }
 func (ts *timers) wheelVerify()                                   {}
 func (t *timer) wheeled() bool                                    { return false }

@@ -780,6 +780,38 @@ func TestTimerWheelStoppedAfterOverflow(t *testing.T) {
 	}
 }
 
+// TestTimerWheelAddDrains checks that the owner's next add drains the
+// stopped ring: maybeAdd drains it as it locks the set, not as it unlocks
+// (unlockAdded). The model's adds (TimerModel.Reset) unlock with
+// timers.unlock, which drains, so they do not test maybeAdd's drain.
+func TestTimerWheelAddDrains(t *testing.T) {
+	defer GOMAXPROCS(GOMAXPROCS(1))
+	const n = 3
+	before, after := AddAfterListedStops(n)
+	if before != n {
+		t.Fatalf("%d Stops on a busy set listed %d timers, want %d", n, before, n)
+	}
+	if after != 0 {
+		t.Errorf("the owner's add left %d of %d listed timers in the stopped ring, want 0", after, n)
+	}
+}
+
+// TestTimerWheelSweepDrainsListed checks that a drain that sweeps leaves
+// no entry in the stopped ring naming a timer the sweep dropped: a Stop
+// that lists its timer during the sweep, after the drain reset the ring,
+// would otherwise keep the timer, its function and argument reachable
+// until the set is locked again, which, with the set empty, no check does.
+func TestTimerWheelSweepDrainsListed(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	swept, nstopped, stale := SweepWithStopDuring()
+	if !swept {
+		t.Fatal("the check's drain did not sweep after the Stop: the test tests nothing")
+	}
+	if stale || nstopped != 0 {
+		t.Errorf("after a sweeping drain with a Stop during the sweep: the ring's count is %d, an entry names a dropped timer: %v; want 0, false", nstopped, stale)
+	}
+}
+
 // TestTimerWheelStoppedDrained checks that a stopped wheel timer leaves the
 // set at the set's next check, though no timer is due, or at its next add,
 // not when its slot cascades: until then it keeps its function and
