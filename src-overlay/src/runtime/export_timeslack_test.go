@@ -181,6 +181,35 @@ func TimerWakeDefer(now, due int64, firings []SlackFiring) (deferred []bool, at 
 	return deferred, at, deferrals, guarded, skip, kept, ended
 }
 
+// TimerWakeSwitchMidPass runs a pass at now on a P of its own, as an M
+// spinning runs one (stealWork), firing a timer as first, calling between,
+// then firing one as second, each making one goroutine runnable, and ends
+// the pass as TimerWakeDefer does. It reports whether the M, as it stops
+// spinning, would skip its wakeup.
+func TimerWakeSwitchMidPass(now int64, first, second SlackFiring, between func()) (skip bool) {
+	LockOSThread()
+	defer UnlockOSThread()
+	pp, mp := new(p), getg().m
+	pp.slackPassStart(now)
+	pp.slackFired(now-first.Late, first.Slack)
+	pp.slackDeferWake()
+	between()
+	pp.slackFired(now-second.Late, second.Slack)
+	pp.slackDeferWake()
+	pp.slackPassEndAs(true)
+	if at := pp.wake.at.Load(); at != 0 {
+		pp.slackGuardDeferral(mp, at, 0, now)
+	}
+	skip = pp.slackSkipSpin()
+	pp.slackWakeDone()
+	systemstack(func() {
+		lock(&sched.lock)
+		pp.timerStats.retire()
+		unlock(&sched.lock)
+	})
+	return skip
+}
+
 // TimerSlackGuarded reports whether this process guards deferred wakeups
 // (see "The guard" in timeslack_wake.go): on Linux, with asynchronous
 // preemption on, where the current M could make its guard's timer.

@@ -53,8 +53,8 @@
 //   - While wake.at is set, the P wakes no idle P for its queue, neither
 //     for goroutines readied in a pass nor when its M stops spinning,
 //     unless a pass of its M spinning (one of findRunnable's) readied a
-//     goroutine it could not defer (a timer fired with no slack left:
-//     wake.urgent). That goroutine's own wakeup found the M spinning and
+//     goroutine it could not defer (a timer fired with no slack left, or
+//     deferral off: wake.urgent). That goroutine's own wakeup found the M spinning and
 //     woke nobody: as upstream, the wakeup of the M as it stops spinning
 //     carries it on, and is not skipped. (If another P's M spins when
 //     such a goroutine is readied, and that P defers, its skipped wakeup
@@ -121,6 +121,18 @@
 //     signal handler on the P's M: it is atomic. now, slack, owed and
 //     urgent are the P's M's alone, and so is the M's guard
 //     (m.slackGuard).
+//
+// Deferral off. GODEBUG=timerslackdeferoff=1 turns deferrals off, at any
+// time: a pass then wakes an idle P for each goroutine its timers ready,
+// as upstream, and slack is left to the timers' firing alone. A deferral
+// saves a thread's wakeup and costs its guard's system calls, and, when
+// it expires, the guard's signal: on a virtual machine, where arming a
+// kernel timer and taking its interrupt each exit to the hypervisor, that
+// can cost more than the wakeups it saves (docs/slack.md in timerlab).
+// A deferral in progress when it is set ends as it would have, and a
+// goroutine a pass does not defer because it is set is urgent, as one
+// whose timer has no slack left: if the knob changes during a pass of an M
+// spinning, that M does not skip the wakeup it owes the goroutine.
 
 package runtime
 
@@ -193,7 +205,8 @@ func (pp *p) slackDeferWake() bool {
 //go:noinline
 func (pp *p) slackDefer() bool {
 	w := &pp.wake
-	if w.slack < 0 {
+	if w.slack < 0 || debug.timerslackdeferoff.Load() != 0 {
+		// No slack left, or deferral off (see above): as urgent.
 		w.urgent = true
 		return false
 	}

@@ -7,6 +7,7 @@
 package runtime_test
 
 import (
+	"os"
 	. "runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -30,7 +31,8 @@ import (
 // a timer with no slack left does not skip the wakeup of its M as it stops
 // spinning, which that timer's goroutine may need. A schedule before that
 // time keeps the deferral; the P's M looking for work with its queue
-// empty ends it and disarms the guard.
+// empty ends it and disarms the guard. With GODEBUG=timerslackdeferoff=1
+// nothing is deferred.
 func TestTimerSlackDeferWake(t *testing.T) {
 	guarded := TimerSlackGuarded()
 	if !guarded {
@@ -38,7 +40,7 @@ func TestTimerSlackDeferWake(t *testing.T) {
 	}
 	now := Nanotime() + int64(time.Hour)
 	us := int64(time.Microsecond)
-	for _, c := range []struct {
+	cases := []struct {
 		name     string
 		due      int64 // 0: no timer anywhere
 		firings  []SlackFiring
@@ -62,31 +64,71 @@ func TestTimerSlackDeferWake(t *testing.T) {
 		{"fired past its hard deadline", 0, []SlackFiring{{900 * us, 300 * us}}, []bool{false, false}, 0, 0, false},
 		{"the least left", 0, []SlackFiring{{100 * us, 800 * us}, {250 * us, 300 * us}, {300 * us, 300 * us}},
 			[]bool{true, true, false, false}, now + 50*us, 1, false},
+	}
+	for _, off := range []bool{false, true} {
+		if off {
+			t.Setenv("GODEBUG", "timerslackdeferoff=1")
+		} else {
+			t.Setenv("GODEBUG", "timerslackdeferoff=0")
+		}
+		for _, c := range cases {
+			if !guarded || off {
+				c.at, c.skip = 0, false
+			}
+			if off {
+				c.name += ", deferral off"
+				c.deferred = make([]bool, len(c.deferred))
+				c.counted = 0
+			}
+			checkTimerWakeDefer(t, now, c.name, c.due, c.firings, c.deferred, c.at, c.counted, c.skip)
+		}
+	}
+}
+
+// checkTimerWakeDefer runs TimerWakeDefer for a case of
+// TestTimerSlackDeferWake and checks what it returns.
+func checkTimerWakeDefer(t *testing.T, now int64, name string, due int64, firings []SlackFiring, wantDeferred []bool, wantAt int64, wantCounted uint64, wantSkip bool) {
+	t.Helper()
+	deferred, at, deferrals, armed, skip, kept, ended := TimerWakeDefer(now, due, firings)
+	if skip != wantSkip {
+		t.Errorf("%s: the M stopping spinning skips its wakeup: %v, want %v", name, skip, wantSkip)
+	}
+	if !equalBools(deferred, wantDeferred) || at != wantAt {
+		t.Errorf("%s: deferred %v until %d, want %v until %d", name, deferred, at-now, wantDeferred, wantAt-now)
+	}
+	if deferrals != wantCounted {
+		t.Errorf("%s: counted %d deferrals, want %d", name, deferrals, wantCounted)
+	}
+	if armed != (wantAt != 0) {
+		t.Errorf("%s: deferral until %d guarded: %v", name, at-now, armed)
+	}
+	if !kept {
+		t.Errorf("%s: a schedule before the deferral's time ended it", name)
+	}
+	if !ended {
+		t.Errorf("%s: the M looking for work with an empty queue left the deferral or its guard in place", name)
+	}
+}
+
+// TestTimerSlackDeferOffMidPass checks that GODEBUG=timerslackdeferoff=1,
+// set or cleared during a pass of an M spinning, leaves that M the wakeup
+// it owes a goroutine the pass did not defer: set after a deferral began,
+// before a timer past its hard deadline fires; cleared after a timer with
+// little slack left fired undeferred, before one that defers.
+func TestTimerSlackDeferOffMidPass(t *testing.T) {
+	now := Nanotime() + int64(time.Hour)
+	us := int64(time.Microsecond)
+	for _, c := range []struct {
+		name          string
+		before, after string
+		first, second SlackFiring
+	}{
+		{"set mid-pass", "timerslackdeferoff=0", "timerslackdeferoff=1", SlackFiring{0, 500 * us}, SlackFiring{900 * us, 300 * us}},
+		{"cleared mid-pass", "timerslackdeferoff=1", "timerslackdeferoff=0", SlackFiring{0, 10 * us}, SlackFiring{0, 500 * us}},
 	} {
-		if !guarded {
-			c.at = 0
-		}
-		if !guarded {
-			c.skip = false
-		}
-		deferred, at, deferrals, armed, skip, kept, ended := TimerWakeDefer(now, c.due, c.firings)
-		if skip != c.skip {
-			t.Errorf("%s: the M stopping spinning skips its wakeup: %v, want %v", c.name, skip, c.skip)
-		}
-		if !equalBools(deferred, c.deferred) || at != c.at {
-			t.Errorf("%s: deferred %v until %d, want %v until %d", c.name, deferred, at-now, c.deferred, c.at-now)
-		}
-		if deferrals != c.counted {
-			t.Errorf("%s: counted %d deferrals, want %d", c.name, deferrals, c.counted)
-		}
-		if armed != (c.at != 0) {
-			t.Errorf("%s: deferral until %d guarded: %v", c.name, at-now, armed)
-		}
-		if !kept {
-			t.Errorf("%s: a schedule before the deferral's time ended it", c.name)
-		}
-		if !ended {
-			t.Errorf("%s: the M looking for work with an empty queue left the deferral or its guard in place", c.name)
+		t.Setenv("GODEBUG", c.before)
+		if TimerWakeSwitchMidPass(now, c.first, c.second, func() { os.Setenv("GODEBUG", c.after) }) {
+			t.Errorf("%s: the M stopping spinning skips the wakeup it owes the goroutine not deferred", c.name)
 		}
 	}
 }
