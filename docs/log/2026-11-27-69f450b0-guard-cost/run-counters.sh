@@ -8,7 +8,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$1; mkdir -p "$work/prog"
-tc=${TIMERLAB_ROOT:-/work/main}/build/toolchains/slack
+tc=${TIMERLAB_ROOT:-$(git -C "$here" rev-parse --show-toplevel)}/build/toolchains/slack
 R=$tc/src/runtime
 cp "$R/timeslack_wake.go" "$work/wake.go"; cp "$R/timeslack_guard_linux.go" "$work/guard.go"; cp "$R/proc.go" "$work/proc.go"
 (cd "$work" && patch -s wake.go < "$here/counters-wake.diff" && patch -s guard.go < "$here/counters-guard.diff")

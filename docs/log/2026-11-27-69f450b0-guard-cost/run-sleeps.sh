@@ -10,7 +10,7 @@
 # counting the system calls that wakeups and the guard make.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=${TIMERLAB_ROOT:-/work/main}
+root=${TIMERLAB_ROOT:-$(git -C "$here" rev-parse --show-toplevel)}
 work=$1; mkdir -p "$work/ovl"
 R=$root/build/toolchains/slack/src/runtime
 cp "$R/timeslack_guard_linux.go" "$work/ovl/guard_free.go"; (cd "$work/ovl" && patch -s guard_free.go < "$here/guard-free.diff")
