@@ -153,13 +153,22 @@ type SlackFiring struct{ Late, Slack int64 }
 // so that its deferrals count where its expiries do. It runs with its
 // goroutine locked to its thread, whose guard it arms.
 func TimerWakeDefer(now, due int64, firings []SlackFiring) (deferred []bool, at int64, deferrals uint64, guarded, skip, kept, ended bool) {
+	return timerWakePass(now, due, firings, nil)
+}
+
+// timerWakePass is TimerWakeDefer, calling afterFirst, if not nil, once
+// the first firing has made its goroutine runnable.
+func timerWakePass(now, due int64, firings []SlackFiring, afterFirst func()) (deferred []bool, at int64, deferrals uint64, guarded, skip, kept, ended bool) {
 	LockOSThread()
 	defer UnlockOSThread()
 	pp, mp := new(p), getg().m
 	pp.slackPassStart(now)
-	for _, f := range firings {
+	for i, f := range firings {
 		pp.slackFired(now-f.Late, f.Slack)
 		deferred = append(deferred, pp.slackDeferWake())
+		if i == 0 && afterFirst != nil {
+			afterFirst()
+		}
 	}
 	pp.slackPassEndAs(true)
 	if at := pp.wake.at.Load(); at != 0 {
@@ -181,32 +190,12 @@ func TimerWakeDefer(now, due int64, firings []SlackFiring) (deferred []bool, at 
 	return deferred, at, deferrals, guarded, skip, kept, ended
 }
 
-// TimerWakeSwitchMidPass runs a pass at now on a P of its own, as an M
-// spinning runs one (stealWork), firing a timer as first, calling between,
-// then firing one as second, each making one goroutine runnable, and ends
-// the pass as TimerWakeDefer does. It reports whether the M, as it stops
-// spinning, would skip its wakeup.
+// TimerWakeSwitchMidPass is TimerWakeDefer over two firings, first and
+// second, with no timer due, calling between after the first: it reports
+// whether the P's M, had it run the pass spinning, would skip the wakeup
+// as it stops spinning.
 func TimerWakeSwitchMidPass(now int64, first, second SlackFiring, between func()) (skip bool) {
-	LockOSThread()
-	defer UnlockOSThread()
-	pp, mp := new(p), getg().m
-	pp.slackPassStart(now)
-	pp.slackFired(now-first.Late, first.Slack)
-	pp.slackDeferWake()
-	between()
-	pp.slackFired(now-second.Late, second.Slack)
-	pp.slackDeferWake()
-	pp.slackPassEndAs(true)
-	if at := pp.wake.at.Load(); at != 0 {
-		pp.slackGuardDeferral(mp, at, 0, now)
-	}
-	skip = pp.slackSkipSpin()
-	pp.slackWakeDone()
-	systemstack(func() {
-		lock(&sched.lock)
-		pp.timerStats.retire()
-		unlock(&sched.lock)
-	})
+	_, _, _, _, skip, _, _ = timerWakePass(now, 0, []SlackFiring{first, second}, between)
 	return skip
 }
 

@@ -328,8 +328,9 @@ func AddAfterListedStops(n int) (before, after uint32) {
 // the non-empty ring and drains it with a sweep. Just as the sweep starts,
 // after the drain has reset the ring's count, timer 0 is stopped, as a
 // Stop on another P would stop it then: it is listed in the ring, and the
-// sweep drops it. It returns the ring's count after that check, and
-// whether an entry of the ring names a timer that is no longer in the set.
+// sweep drops it. It returns whether that happened (the hook ran, and the
+// timer left the set), the ring's count after the check, and whether an
+// entry of the ring names a timer that is no longer in the set.
 func SweepWithStopDuring() (swept bool, nstopped uint32, stale bool) {
 	m := NewTimerModel(1)
 	m.Reset(0, 1<<40, 0, 1)

@@ -54,12 +54,12 @@
 //     for goroutines readied in a pass nor when its M stops spinning,
 //     unless a pass of its M spinning (one of findRunnable's) readied a
 //     goroutine it could not defer (a timer fired with no slack left, or
-//     deferral off: wake.urgent). That goroutine's own wakeup found the M spinning and
-//     woke nobody: as upstream, the wakeup of the M as it stops spinning
-//     carries it on, and is not skipped. (If another P's M spins when
-//     such a goroutine is readied, and that P defers, its skipped wakeup
-//     leaves the goroutine to that deferral's end: a gap of at most
-//     maxWakeDefer, left open.)
+//     deferral off: wake.urgent). That goroutine's own wakeup found the
+//     M spinning and woke nobody: as upstream, the wakeup of the M as it
+//     stops spinning carries it on, and is not skipped. (If another P's M
+//     spins when such a goroutine is readied, and that P defers, its
+//     skipped wakeup leaves the goroutine to that deferral's end: a gap of
+//     at most maxWakeDefer, left open.)
 //     Upstream's woken M does three jobs: it takes a share of the queue;
 //     finding none left, it waits in the netpoller for the timers and I/O
 //     of the idle Ps, which an M running goroutines does not watch; and it

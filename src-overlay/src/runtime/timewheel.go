@@ -46,8 +46,8 @@
 // as it locks, see below; every other holder as it unlocks: wheelDrain,
 // from timers.unlock), unlinking each listed zombie in O(1): the owner's
 // next add or check, another P's check of this set, which locks for a
-// non-empty ring though no timer is due (wheelDrainDue). So a
-// stopped timer's function and argument stay reachable only until then, not
+// non-empty ring though no timer is due (wheelDrainDue). So a stopped
+// timer's function and argument stay reachable only until then, not
 // until its slot cascades. Draining at every unlock, not at every lock,
 // leaves no entry behind a holder that drops the timer on its own (a
 // cascade or a sweep of a timer listed meanwhile): an entry listed after
@@ -351,9 +351,9 @@ type timerWheel struct {
 	// the timer; the drain, holding the timers lock, takes the entries,
 	// waiting for any reserved and not yet stored, clears them, and
 	// resets nstopped by a compare-and-swap with the count it drained,
-	// so that no reservation is lost. Stores and loads are
-	// atomic, with write barriers: a dropped timer may be reachable only
-	// from here until the drain.
+	// so that no reservation is lost. Stores and loads are atomic, with
+	// write barriers: a dropped timer may be reachable only from here
+	// until the drain.
 	//
 	// nstopped's top bit, wheelOverflowed, is set by a Stop that found
 	// the ring full while the set was busy: it left its zombie unlisted,
@@ -1012,10 +1012,10 @@ func (t *timer) wheelInPlace(oldWhen int64) bool {
 
 // wheelTestHooks are the points at which the wheel's tests run another
 // P's step inside modify or a drain's sweep, to replay an interleaving
-// with the code itself (export_timewheel_test.go). Each is nil but in those tests. Testing one
-// costs a load of a global, on the paths of a timer moved earlier (in
-// place or out of its tick), of a Stop that found the ring full, and of a
-// sweep.
+// with the code itself (export_timewheel_test.go). Each is nil but in
+// those tests. Testing one costs a load of a global, on the paths of a
+// timer moved earlier (in place or out of its tick), of a Stop that found
+// the ring full, and of a sweep.
 var wheelTestHooks struct {
 	inPlace func(t *timer)               // wheelInPlace has marked t's slot; t's lock is held
 	sweep   func()                       // wheelSweep is about to walk the wheel; the timers lock is held
