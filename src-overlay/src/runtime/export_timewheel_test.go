@@ -29,6 +29,38 @@ func (m *TimerModel) StopUnderBusySetLock(id int, limit int64) (began, returned,
 	return m.stopUnderSetLock(id, limit, &m.ts.wheel.busy)
 }
 
+// FillStoppedRing fills the set's stopped ring with entries that name a
+// timer in no set, as entries name a timer moved since its Stop listed it.
+func (m *TimerModel) FillStoppedRing() {
+	stale := new(timer)
+	w := &m.ts.wheel
+	for i := range w.stopped {
+		w.stopped[i].Store(stale)
+	}
+	w.nstopped.Store(wheelStoppedMax)
+}
+
+// StopOverflowed stops timers ids as Stops that find the set's stopped
+// ring full while the set is busy: each leaves its zombie unlisted, marked
+// timerWheelFix, and sets the overflow bit. The ring is left full of
+// entries that name a timer in no set (FillStoppedRing).
+func (m *TimerModel) StopOverflowed(ids ...int) {
+	m.FillStoppedRing()
+	// busy is stored without the lock, against its rule, as in
+	// AddAfterListedStops.
+	m.ts.wheel.busy.Store(1)
+	for _, id := range ids {
+		m.timers[id].stop()
+	}
+	m.ts.wheel.busy.Store(0)
+}
+
+// StoppedCount returns the count of the set's stopped ring, its overflow
+// bit included.
+func (m *TimerModel) StoppedCount() uint32 {
+	return m.ts.wheel.nstopped.Load()
+}
+
 // MarkStoppedOverflow sets the overflow bit of the set's stopped ring, as
 // a Stop that found the ring full while the set was busy sets it, here
 // with the ring's count at 0: where it lands if that Stop's Or comes after
@@ -208,14 +240,14 @@ func (m *TimerModel) WheelChunks() (slots, free int) {
 // TimerWheelChunk is the number of timers a chunk of a wheel slot holds.
 const TimerWheelChunk = wheelChunk
 
-// StopOwnWhileBusy arms a timer an hour ahead on the caller's P, in its
+// StopOwnWhileLocked arms a timer an hour ahead on the caller's P, in its
 // wheel, and stops it there while another goroutine, on another P, holds
-// that P's timers lock with the set marked busy, as another P's stealing
-// check holds it while it cascades. It reports whether the Stop returned
-// before the lock was released, waiting up to limit nanoseconds for it;
-// ran is false if the holder was not running on another P in time.
-func StopOwnWhileBusy(limit int64) (ran, returned bool) {
-	b := &ownBusyLocker{limit: limit}
+// that P's timers lock, with the set marked busy if busy, as another P's
+// stealing check holds it while it cascades. It reports whether the Stop
+// returned before the lock was released, waiting up to limit nanoseconds
+// for it; ran is false if the holder was not running on another P in time.
+func StopOwnWhileLocked(limit int64, busy bool) (ran, returned bool) {
+	b := &ownLocker{limit: limit, busy: busy}
 	go b.hold()
 	for !b.started.Load() {
 		Gosched()
@@ -227,7 +259,7 @@ func StopOwnWhileBusy(limit int64) (ran, returned bool) {
 	t.init(ownBusyNop, nil)
 	t.modify(nanotime()+int64(60*60*1e9), 0, nil, nil, 0, 0)
 	if t.astate.Load()&timerWheeled == 0 {
-		throw("StopOwnWhileBusy: the timer is not in the wheel")
+		throw("StopOwnWhileLocked: the timer is not in the wheel")
 	}
 	b.ts.Store(&mp.p.ptr().timers)
 	for start := nanotime(); !b.locked.Load() && !b.done.Load() && nanotime()-start < limit; {
@@ -251,18 +283,19 @@ func StopOwnWhileBusy(limit int64) (ran, returned bool) {
 
 func ownBusyNop(arg any, seq uintptr, delay int64) {}
 
-// An ownBusyLocker is the other P's holder of StopOwnWhileBusy: running,
-// it waits for the set, locks it, marks it busy and holds it until the
-// Stop is done or limit passes. It spins with no yield, so that it stays
-// on its P, and with a limit on every wait, so that a stop of the world
-// waits for it no longer than that.
-type ownBusyLocker struct {
+// An ownLocker is the other P's holder of StopOwnWhileLocked: running, it
+// waits for the set, locks it, marks it busy if busy and holds it until
+// the Stop is done or limit passes. It spins with no yield, so that it
+// stays on its P, and with a limit on every wait, so that a stop of the
+// world waits for it no longer than that.
+type ownLocker struct {
 	ts                                       atomic.Pointer[timers]
 	limit                                    int64
+	busy                                     bool
 	started, locked, stopped, released, done atomic.Bool
 }
 
-func (b *ownBusyLocker) hold() {
+func (b *ownLocker) hold() {
 	defer b.done.Store(true)
 	b.started.Store(true)
 	start := nanotime()
@@ -274,7 +307,9 @@ func (b *ownBusyLocker) hold() {
 	}
 	ts := b.ts.Load()
 	ts.lock()
-	ts.wheel.busy.Store(1)
+	if b.busy {
+		ts.wheel.busy.Store(1)
+	}
 	b.locked.Store(true)
 	for start := nanotime(); !b.stopped.Load() && nanotime()-start < b.limit; {
 		procyield(100)
@@ -282,6 +317,105 @@ func (b *ownBusyLocker) hold() {
 	b.released.Store(true)
 	ts.wheel.busy.Store(0)
 	ts.unlock()
+}
+
+// OwnStopLeavesRing arms two timers an hour ahead on the caller's P, in
+// its wheel, drains the P's stopped ring and fills it with entries that
+// name a timer in no set, stops one of the timers there (a Stop on the
+// owner's P, which takes the set's lock) and returns the ring's count after
+// that Stop; then it drains the ring and stops the other timer. The caller
+// runs with GOMAXPROCS 1, so that no Stop on another P lists a timer in the
+// ring meanwhile.
+func OwnStopLeavesRing() uint32 {
+	mp := acquirem()
+	ts := &mp.p.ptr().timers
+	when := nanotime() + int64(60*60*1e9)
+	var tt [2]*timer
+	for i := range tt {
+		t := new(timer)
+		t.init(ownBusyNop, nil)
+		t.modify(when+int64(i), 0, nil, nil, 0, 0)
+		if t.astate.Load()&timerWheeled == 0 {
+			throw("OwnStopLeavesRing: a timer is not in the wheel")
+		}
+		tt[i] = t
+	}
+	ts.lock()
+	ts.unlock() // drains the ring
+	stale := new(timer)
+	w := &ts.wheel
+	for i := range w.stopped {
+		w.stopped[i].Store(stale)
+	}
+	w.nstopped.Store(wheelStoppedMax)
+	tt[0].stop()
+	n := w.nstopped.Load()
+	ts.lock()
+	ts.unlock()
+	tt[1].stop()
+	releasem(mp)
+	return n
+}
+
+// AddLeavesSweep arms timers an hour ahead on the caller's P, in its
+// wheel, and stops half of them as Stops that find the set's stopped ring
+// full while the set is busy: unlisted zombies, more than a quarter of the
+// set's timers, so that a drain that sees the overflow bit sweeps. Then it
+// arms one more timer (modify, then maybeAdd) and returns how many of the
+// zombies are still in the wheel after that add, and after a lock and
+// unlock of the set, as check's; then it stops the rest. The caller runs
+// with GOMAXPROCS 1, so that no other P drains or lists meanwhile.
+func AddLeavesSweep(n int) (afterAdd, afterCheck int) {
+	mp := acquirem()
+	ts := &mp.p.ptr().timers
+	when := nanotime() + int64(60*60*1e9)
+	tt := make([]*timer, n)
+	for i := range tt {
+		t := new(timer)
+		t.init(ownBusyNop, nil)
+		t.modify(when+int64(i), 0, nil, nil, 0, 0)
+		if t.astate.Load()&timerWheeled == 0 {
+			throw("AddLeavesSweep: a timer is not in the wheel")
+		}
+		tt[i] = t
+	}
+	ts.lock()
+	ts.unlock() // drains the ring
+	stale := new(timer)
+	w := &ts.wheel
+	for i := range w.stopped {
+		w.stopped[i].Store(stale)
+	}
+	w.nstopped.Store(wheelStoppedMax)
+	// busy is stored without the lock, against its rule, as in
+	// AddAfterListedStops.
+	w.busy.Store(1)
+	for _, t := range tt[:n/2] {
+		t.stop()
+	}
+	w.busy.Store(0)
+	wheeled := func() int {
+		k := 0
+		for _, t := range tt[:n/2] {
+			if t.astate.Load()&timerWheeled != 0 {
+				k++
+			}
+		}
+		return k
+	}
+	added := new(timer)
+	added.init(ownBusyNop, nil)
+	added.modify(when, 0, nil, nil, 0, 0)
+	afterAdd = wheeled()
+	ts.lock()
+	ts.unlock()
+	afterCheck = wheeled()
+	added.stop()
+	for _, t := range tt[n/2:] {
+		t.stop()
+	}
+	releasem(mp)
+	return afterAdd, afterCheck
 }
 
 // AddAfterListedStops arms n timers an hour ahead on the caller's P, in
@@ -322,19 +456,21 @@ func AddAfterListedStops(n int) (before, after uint32) {
 	return before, after
 }
 
-// SweepWithStopDuring arms timer 0 of a model set in the wheel, sets the
-// overflow bit of its stopped ring, as a Stop that found the ring full
-// sets it, and runs a check with no timer due, which locks the set for
-// the non-empty ring and drains it with a sweep. Just as the sweep starts,
+// SweepWithStopDuring arms timers 0 and 1 of a model set in the wheel,
+// stops timer 1 as a Stop that finds the ring full while the set is busy
+// (StopOverflowed): a zombie of two timers, which the quarter rule sweeps,
+// and the overflow bit set; then it runs a check with no timer due, which
+// locks the set for the non-empty ring and drains it with a sweep. Just as the sweep starts,
 // after the drain has reset the ring's count, timer 0 is stopped, as a
 // Stop on another P would stop it then: it is listed in the ring, and the
 // sweep drops it. It returns whether that happened (the hook ran, and the
 // timer left the set), the ring's count after the check, and whether an
 // entry of the ring names a timer that is no longer in the set.
 func SweepWithStopDuring() (swept bool, nstopped uint32, stale bool) {
-	m := NewTimerModel(1)
+	m := NewTimerModel(2)
 	m.Reset(0, 1<<40, 0, 1)
-	m.MarkStoppedOverflow()
+	m.Reset(1, 1<<41, 0, 1)
+	m.StopOverflowed(1)
 	sweepStopTimer = m.timers[0]
 	wheelTestHooks.sweep = sweepStop
 	m.Check(2)

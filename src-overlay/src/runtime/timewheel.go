@@ -38,34 +38,40 @@
 //
 // Stopped timers: a Stop on the P holding the timer removes it at once,
 // under that P's timers lock (wheelLockOwn, wheelStop), as its other timers
-// operations do, unless the set is busy (below). A Stop on another P marks
+// operations do, unless the set is busy or its lock held (below). A Stop on another P marks
 // it a zombie, as upstream marks a heap timer, under the timer's lock only:
 // it takes no timers lock, so it does not wait behind the owner's cascade.
 // It also lists the timer in its set's stopped ring (wheelStopped),
 // lock-free, and every holder of the timers lock drains the ring (maybeAdd
-// as it locks, see below; every other holder as it unlocks: wheelDrain,
-// from timers.unlock), unlinking each listed zombie in O(1): the owner's
+// as it locks, see below; a Stop that holds the lock only if it emptied
+// the set, see unlockStopped; every other holder as it unlocks:
+// wheelDrain, from timers.unlock), unlinking each listed zombie in O(1): the owner's
 // next add or check, another P's check of this set, which locks for a
 // non-empty ring though no timer is due (wheelDrainDue). So a stopped
 // timer's function and argument stay reachable only until then, not
-// until its slot cascades. Draining at every unlock, not at every lock,
-// leaves no entry behind a holder that drops the timer on its own (a
-// cascade or a sweep of a timer listed meanwhile): an entry listed after
-// the unlock names a zombie still in the wheel, so the set's wake time is
-// not 0 and a later check drains it. maybeAdd, on the path of every timer
+// until its slot cascades, unless its Stop overflowed (below). Draining at
+// every unlock, not at every lock, leaves no entry behind a holder that
+// drops the timer on its own (a cascade or a sweep of a timer listed
+// meanwhile): a holder that does not drain as it unlocks leaves the set
+// with a timer, so its wake time is not 0 and a later check drains the
+// entries listed before or after. maybeAdd, on the path of every timer
 // started, drains as it locks, since its critical section takes no timer
-// out of the wheel (unlockAdded). A drain that sweeps (below) drains again
-// after the sweep the entries listed during it.
+// out of the wheel (unlockAdded), and leaves an overflow's sweep to check
+// (wheelDrainAdd); a Stop takes out its own timer alone (unlockStopped).
+// A drain that sweeps (below) drains again after the sweep the entries
+// listed during it.
 //
 // Stopped-ring invariant: every zombie that a Stop made or stopped in a
-// slot of ts's wheel is named in ts's ring, or carries timerWheelFix while
-// that Stop, or the sweep its overflow asks for, has yet to remove it,
-// until a holder of ts's lock removes it. Stop lists the timer under its
+// slot of ts's wheel is named in ts's ring, or carries timerWheelFix
+// (while that Stop has yet to remove it, or, if it overflowed, until its
+// slot cascades or a sweep drops it), until a holder of ts's lock removes
+// it. Stop lists the timer under its
 // lock, in the same critical section that marks it; a Stop that finds the
 // ring full marks the timer timerWheelFix instead and, once it has dropped
-// the timer's lock, takes the timers lock and removes the timer, and drains
-// the ring as it unlocks (wheelStopped, wheelFix), unless the set is busy:
-// then the busy holder's drain sweeps it (wheelOverflow). A ring entry may
+// the timer's lock, removes the timer under the timers lock if it can take
+// it at once (wheelStopped, wheelStopFix), leaving the ring's entries to
+// the next holder while the set keeps a timer; if the set is busy or its
+// lock held, it overflows (wheelOverflow, below). A ring entry may
 // be stale (the timer was revived by a Reset, dropped by a cascade, or
 // moved since): the drain removes only a timer that is, under its lock, a
 // zombie in a slot of the draining set. While a zombie waits in its slot
@@ -83,18 +89,32 @@
 // and a Stop that would take the lock looks first: a Stop on the owner's
 // P, whose set another P's check may be cascading, lists its timer
 // instead of locking (lockOwnTimers); a Stop that finds the ring full
-// leaves its zombie unlisted, marked timerWheelFix, and sets
+// overflows: it leaves its zombie unlisted, marked timerWheelFix, and sets
 // wheelOverflowed in nstopped (wheelOverflow), and the holder's drain,
-// which runs once busy is clear, sweeps every zombie from the wheel. A
-// Stop that overflows during that sweep sets the bit again, and the next
-// holder's drain sweeps: check locks for it as for a non-empty ring.
-// Any holder's drain may be the one that sweeps, a Stop's that took the
-// lock included: the sweep walks the whole wheel, so an overflow costs
-// O(n) once, paid by whoever drains next, and never waited for by a Stop
-// that sees the set busy. A Stop
-// that loads busy just before a holder sets it still waits behind that
-// holder: the flag narrows the window to a few instructions, it does not
-// close it (a lock that could be tried would).
+// which runs once busy is clear, sweeps every zombie from the wheel if
+// zombies exceed a quarter of the set's timers (wheelSweepDue), upstream's
+// rule for its heap's zombies; below that the unlisted ones wait for their
+// slots' cascades or a later sweep, as upstream's wait, their functions
+// reachable meanwhile. A Stop that overflows during that sweep sets the
+// bit again, and the next holder's drain looks again: check locks for it
+// as for a non-empty ring. The drain of check, or of any holder but
+// maybeAdd and a Stop (which drains only a set it emptied, with no zombie
+// left), may be the one that sweeps: the sweep walks the whole wheel,
+// O(n), and the quarter rule makes it O(1) amortised per zombie however
+// many Stops overflow; no Stop and no timer start waits for it.
+//
+// Stops never wait: busy narrows to a few instructions the window in which
+// a Stop that found it clear could go on to wait behind a holder that
+// sets it, but a holder takes the lock before it knows it will cascade,
+// and may wait for the lock itself while Stops that load busy come and go.
+// So a Stop takes the timers lock only if it is free (wheelTryLock): a Stop
+// on the owner's P that finds it held lists its timer in the ring, and a
+// Stop that finds the ring full and the lock held overflows, as when it
+// finds the set busy. A Stop that takes the lock holds it for its own timer alone: it
+// neither waits for a holder nor makes one wait long. (A Stop that waited
+// behind a cascade of 100K timers, while Stops were asked for every 10 µs,
+// made all those asked for meanwhile wait too: milliseconds for hundreds
+// of them.)
 //
 // Earlier in place: a deadline set again and again to about the same
 // instant (SetReadDeadline with one deadline: package net and the runtime
@@ -153,7 +173,7 @@ const (
 	wheelLevels    = 8  // level 7 (shift 62) holds the top bit of a positive int64
 
 	// wheelStoppedMax is the size of a set's stopped ring: a Stop that
-	// finds it full drains it under the timers lock (wheelStopped).
+	// finds it full removes its own timer (wheelStopped, wheelStopFix).
 	wheelStoppedMax = 512
 
 	// verifyWheel checks the wheel's invariants after every operation.
@@ -167,9 +187,11 @@ const timerWheeled = timerZombie << 1
 // timerWheelFix is set in timer.state, with timerWheeled, while a wheelFix
 // of the timer is due: modify moved it earlier out of its slot's span, or
 // revived it from a zombie, or stop found the stopped ring full, and has
-// yet to call wheelFix, which clears it, as a fresh placement (wheelAdd)
-// does. Until then the timer may lie in a slot that starts after its
-// when, or be a zombie in no ring; wheelVerify allows that only for it.
+// yet to call wheelFix or wheelStopFix, which clear it, as a fresh
+// placement (wheelAdd) does; or a Stop overflowed, and it stays until the
+// timer's slot cascades or a sweep drops it. Until then the timer may lie
+// in a slot that starts after its when, or be a zombie in no ring;
+// wheelVerify allows that only for it.
 const timerWheelFix = timerWheeled << 1
 
 // wheelShift returns log2 of the span of a slot of level.
@@ -356,12 +378,12 @@ type timerWheel struct {
 	// until the drain.
 	//
 	// nstopped's top bit, wheelOverflowed, is set by a Stop that found
-	// the ring full while the set was busy: it left its zombie unlisted,
-	// marked timerWheelFix, for the drain to sweep (see "Busy sets").
-	// The compare-and-swap of a drain that is about to sweep clears it
-	// with the count; that of its second drain, after the sweep (see
-	// wheelDrainStopped), keeps it, for a Stop that overflowed during
-	// the sweep.
+	// the ring full while the set was busy or its lock held: it left its
+	// zombie unlisted, marked timerWheelFix, for a sweep (see "Busy
+	// sets"). A drain's compare-and-swap clears it with the count, and
+	// the drain sweeps if the quarter rule asks (wheelSweepDue); that of
+	// the second drain, after a sweep (see wheelDrainStopped), keeps it,
+	// for a Stop that overflowed during the sweep.
 	stopped  [wheelStoppedMax]atomic.Pointer[timer]
 	nstopped atomic.Uint32
 
@@ -372,7 +394,8 @@ type timerWheel struct {
 	busy atomic.Uint32
 }
 
-// wheelOverflowed is the bit of nstopped that asks the drain for a sweep.
+// wheelOverflowed is the bit of nstopped that tells the drain that a Stop
+// left a zombie unlisted, for a sweep.
 const wheelOverflowed = 1 << 31
 
 // level returns the level at which a timer with this when belongs,
@@ -753,20 +776,65 @@ func (t *timer) wheelLockOwn() *timers {
 // lockOwnTimers is wheelLockOwn for a timer in a wheel.
 func (t *timer) lockOwnTimers() *timers {
 	ts := t.ts
-	if ts != &getg().m.p.ptr().timers || ts.wheel.busy.Load() != 0 {
-		return nil // not this P's set, or another P's check cascades it
+	if ts != &getg().m.p.ptr().timers || ts.wheel.busy.Load() != 0 || !ts.wheelTryLock() {
+		return nil // not this P's set, or another P's check holds it
 	}
-	ts.lock()
 	return ts
 }
 
-// wheelUnlock unlocks ts if it is not nil, the result of wheelLockOwn.
+// wheelTryLock takes ts's lock if no one holds it, and reports whether it
+// did; it never waits (see "Stops never wait"). It records the lock for
+// lock ranking as lock does, without the rank check: a lock taken only
+// when free cannot deadlock.
+func (ts *timers) wheelTryLock() bool {
+	l := &ts.mu
+	if !wheelTryLock2(l) {
+		return false
+	}
+	if staticLockRanking {
+		gp := getg()
+		systemstack(func() {
+			i := gp.m.locksHeldLen
+			if i >= len(gp.m.locksHeld) {
+				throw("too many locks held concurrently for rank checking")
+			}
+			gp.m.locksHeld[i].rank = getLockRank(l)
+			gp.m.locksHeld[i].lockAddr = uintptr(unsafe.Pointer(l))
+			gp.m.locksHeldLen++
+		})
+	}
+	return true
+}
+
+// wheelUnlock unlocks ts if it is not nil, the result of wheelLockOwn,
+// as a Stop unlocks (unlockStopped).
 func (ts *timers) wheelUnlock() {
 	if ts != nil {
 		if verifyWheel {
 			ts.wheelVerify()
 		}
+		ts.unlockStopped()
+	}
+}
+
+// unlockStopped is timers.unlock for a Stop that holds ts's lock (one on
+// the owner's P, wheelLockOwn, or one that found the ring full,
+// wheelStopFix): it leaves the ring's entries, and an overflow's sweep, to
+// the next holder while ts keeps a timer, so that a Stop holds the lock
+// for its own timer alone, not for 512 entries or a sweep of the wheel.
+// Its critical section takes out of the wheel only its own timer, which an
+// entry may name (another Stop listed it, and this Stop stopped it
+// again). An entry left so names a timer in no set until the next drain;
+// it comes, since every unlock that does not drain (maybeAdd's, a Stop's)
+// leaves ts with a timer, so its wake time is not 0 (and, on the owner's
+// P, its next scheduling pass checks ts: check locks for a non-empty ring,
+// wheelDrainDue). A Stop that empties ts drains: no check would come.
+// The caller holds ts's lock.
+func (ts *timers) unlockStopped() {
+	if len(ts.heap)+ts.wheel.n == 0 {
 		ts.unlock()
+	} else {
+		ts.unlockAdded()
 	}
 }
 
@@ -800,11 +868,11 @@ func (t *timer) wheelRemove(locked *timers) {
 // (unblockTimerChan), and is listed when stopped; one stopped before has
 // a when of 0 and was listed then. If the ring is
 // full it marks t timerWheelFix and returns t's set, for stop to pass t to
-// wheelFix once it has dropped t's lock: wheelFix drains the ring and
-// removes t at once, under the timers lock, as a Stop did before the ring.
-// So a burst of Stops with no drain between them (a program stopping
-// thousands of timers in a row) takes the timers lock once per
-// wheelStoppedMax Stops. The test is inlined into stop, so a heap timer
+// wheelStopFix once it has dropped t's lock: wheelStopFix removes t at
+// once, under the timers lock if it is free, as a Stop did before the
+// ring. So a burst of Stops with no holder between them (a program
+// stopping thousands of timers in a row on other Ps) takes the timers
+// lock once per Stop after the first wheelStoppedMax. The test is inlined into stop, so a heap timer
 // pays for a branch, not a call. The caller holds t's lock.
 func (t *timer) wheelStopped() *timers {
 	if t.state&timerWheeled != 0 && t.when != 0 && !t.ts.wheelList(t) {
@@ -819,7 +887,7 @@ func (t *timer) wheelStopped() *timers {
 
 // wheelOverflow is for a Stop that found ts's stopped ring full: it
 // returns ts, for the Stop to remove its timer under the timers lock
-// (wheelFix), unless ts is busy; then it sets wheelOverflowed, for a
+// (wheelStopFix), unless ts is busy; then it sets wheelOverflowed, for a
 // drain to sweep the timer, and returns nil. A cascading holder clears
 // busy before it unlocks, and its drain loads nstopped after that: a Stop
 // that sets the bit and then still sees busy set is sure that the drain
@@ -827,8 +895,9 @@ func (t *timer) wheelStopped() *timers {
 // sees is a drain's own sweep, whose compare-and-swap came before the
 // bit, the bit waits for the next holder's drain, which check's test of
 // nstopped makes prompt, as for an entry listed after a drain. A Stop
-// that sees busy clear the second time removes its timer itself; the bit
-// then costs one needless sweep. The caller holds t's lock, and has
+// that sees busy clear the second time removes its timer itself, if the
+// lock is free (else it sets the bit too); the bit may then cost a needless
+// sweep. The caller holds t's lock, and has
 // published t's state (the sweep reads astate).
 func (ts *timers) wheelOverflow() *timers {
 	w := &ts.wheel
@@ -862,15 +931,36 @@ func (ts *timers) wheelDrainDue() bool {
 
 // wheelDrain removes from ts's wheel the zombies that Stops listed in its
 // stopped ring, and raises minWhen if that emptied a slot. timers.unlock
-// calls it, so every holder of the timers lock drains as it lets go
-// (wheelReplace too, for the Stop that found the ring full), but maybeAdd,
-// which calls it as it locks (unlockAdded); the test is inlined there. If a
-// Stop found the ring full while the set was busy, it also sweeps the
-// wheel (wheelDrainStopped).
+// calls it, so every holder of the timers lock drains as it lets go, but
+// maybeAdd, which drains as it locks (wheelDrainAdd, unlockAdded), and a
+// Stop that holds the lock, which calls it only if it emptied the set
+// (unlockStopped); the test is inlined there. If
+// a Stop overflowed, it also sweeps the wheel once the quarter rule asks
+// (wheelDrainStopped).
 // The caller holds ts's lock and no timer's.
 func (ts *timers) wheelDrain() {
 	if ts.wheelDrainDue() {
 		ts.wheelDrainStopped()
+	}
+}
+
+// wheelDrainAdd is wheelDrain for maybeAdd, which calls it as it locks: it
+// drains the ring's entries but leaves an overflow's sweep to check, which
+// locks for the bit it keeps (wheelDrainDue), so that a timer start, which
+// upstream pays O(log n) for, never pays for a sweep of the wheel (18–21
+// ms at 1M timers in a review's stress run, in the Reset after a Stop that
+// left the drain to it). The test is inlined into maybeAdd.
+// The caller holds ts's lock and no timer's.
+func (ts *timers) wheelDrainAdd() {
+	if ts.wheel.nstopped.Load()&^wheelOverflowed != 0 {
+		ts.wheelDrainListed()
+	}
+}
+
+// wheelDrainListed is wheelDrainAdd once it has entries to drain.
+func (ts *timers) wheelDrainListed() {
+	if emptied, _ := ts.wheelDrainEntries(wheelOverflowed); emptied {
+		ts.wheelRaiseMin()
 	}
 }
 
@@ -884,8 +974,12 @@ func (ts *timers) wheelDrain() {
 // check drains, as one listed after any unlock does (see "Stopped
 // timers"). Without the drain's call, the unlock on the path of every
 // timer started is within the inliner's budget, as upstream's is.
+// A Stop unlocks with it too, for other reasons (unlockStopped).
 // The caller holds ts's lock.
 func (ts *timers) unlockAdded() {
+	if verifyWheel && ts.wheel.nstopped.Load()&^wheelOverflowed != 0 && len(ts.heap)+ts.wheel.n == 0 {
+		throw("timer wheel: a set left empty with stopped timers to drain")
+	}
 	ts.len.Store(uint32(len(ts.heap) + ts.wheel.n))
 	unlock(&ts.mu)
 }
@@ -910,7 +1004,7 @@ func (ts *timers) wakeTimeLocked() int64 {
 func (ts *timers) wheelDrainStopped() {
 	w := &ts.wheel
 	emptied, n := ts.wheelDrainEntries(0)
-	if n&wheelOverflowed != 0 {
+	if n&wheelOverflowed != 0 && ts.wheelSweepDue() {
 		// Some zombies are in no ring: sweep them all. A Stop that
 		// overflows meanwhile sets the bit again, for the next drain.
 		w.busy.Store(1)
@@ -927,6 +1021,17 @@ func (ts *timers) wheelDrainStopped() {
 	} else if emptied {
 		ts.wheelRaiseMin()
 	}
+}
+
+// wheelSweepDue reports whether zombies exceed a quarter of ts's timers,
+// upstream's rule for clearing them out (check, adjust): a drain that finds
+// the overflow bit sweeps only then, so that a sweep, O(n), comes at most
+// once per n/4 zombies, however many Stops overflow (see "Stops never
+// wait"). Below that, the zombies left unlisted wait, marked
+// timerWheelFix, for their slots' cascades or a sweep, as upstream's heap
+// zombies wait. The caller holds ts's lock.
+func (ts *timers) wheelSweepDue() bool {
+	return int(ts.zombies.Load()) > (len(ts.heap)+ts.wheel.n)/4
 }
 
 // wheelDrainEntries unlinks the zombies that the entries of ts's stopped
@@ -1014,8 +1119,8 @@ func (t *timer) wheelInPlace(oldWhen int64) bool {
 // P's step inside modify or a drain's sweep, to replay an interleaving
 // with the code itself (export_timewheel_test.go). Each is nil but in
 // those tests. Testing one costs a load of a global, on the paths of a
-// timer moved earlier (in place or out of its tick), of a Stop that found
-// the ring full, and of a sweep.
+// timer moved earlier (in place or out of its tick), of the fix of a Reset
+// (not of a Stop: wheelStopFix runs none), and of a sweep.
 var wheelTestHooks struct {
 	inPlace func(t *timer)               // wheelInPlace has marked t's slot; t's lock is held
 	sweep   func()                       // wheelSweep is about to walk the wheel; the timers lock is held
@@ -1076,11 +1181,38 @@ func (ts *timers) wheelFix(t *timer) {
 	}
 }
 
+// wheelStopFix is wheelFix for a Stop that found ts's stopped ring full
+// (wheelStopped): it removes t at once only if it can take the timers lock
+// at once, else t overflows: it sets wheelOverflowed and leaves t, marked
+// timerWheelFix, to its slot's cascade or a sweep (see "Busy sets" and
+// "Stops never wait"). Holding the lock, it unlocks as a Stop does
+// (unlockStopped): it does not drain, for the Stops after it, hundreds of
+// timers' work, while ts keeps a timer.
+// The caller must hold neither lock.
+func (ts *timers) wheelStopFix(t *timer) {
+	if !ts.wheelTryLock() {
+		ts.wheel.nstopped.Or(wheelOverflowed)
+		return
+	}
+	deadline, earlier := ts.wheelReplaceLocked(t)
+	ts.unlockStopped()
+	if earlier {
+		wakeNetPoller(deadline) // t was reset since: see wheelFix
+	}
+}
+
 // wheelReplace is wheelFix without the wakeup: it re-places or removes t,
 // and returns t's deadline and whether t is still in ts with that deadline
 // earlier than ts's wake time was.
 func (ts *timers) wheelReplace(t *timer) (deadline int64, earlier bool) {
 	ts.lock()
+	deadline, earlier = ts.wheelReplaceLocked(t)
+	ts.unlock()
+	return deadline, earlier
+}
+
+// wheelReplaceLocked is wheelReplace for a holder of ts's lock.
+func (ts *timers) wheelReplaceLocked(t *timer) (deadline int64, earlier bool) {
 	t.lock()
 	if t.ts == ts {
 		// A bit set for another set's fix is that fix's to clear.
@@ -1100,7 +1232,6 @@ func (ts *timers) wheelReplace(t *timer) (deadline int64, earlier bool) {
 	if verifyWheel {
 		ts.wheelVerify()
 	}
-	ts.unlock()
 	return deadline, earlier
 }
 
@@ -1203,7 +1334,7 @@ func (ts *timers) wheelNext(pollUntil int64) int64 {
 // nothing is blocked on, and stopped timers not drained yet.
 // check calls it, through adjust, when zombies exceed a quarter of the
 // timers, so it costs O(1) amortised per zombie; and a drain calls it when
-// a Stop found the ring full while the set was busy (wheelDrainStopped).
+// a Stop overflowed and the same rule holds (wheelDrainStopped).
 // The caller holds ts's lock.
 func (ts *timers) wheelSweep() {
 	w := &ts.wheel
@@ -1285,8 +1416,8 @@ func (ts *timers) wheelTake(src *timers) {
 	ts.len.Store(uint32(len(ts.heap) + ts.wheel.n))
 }
 
-// listed reports whether t, a zombie, is in w's stopped ring or waits
-// for its Stop's wheelFix (the stopped-ring invariant), for wheelVerify.
+// listed reports whether t, a zombie, is in w's stopped ring or carries
+// timerWheelFix (the stopped-ring invariant), for wheelVerify.
 // The caller holds the timers lock and t's lock, so the Stop that made t
 // a zombie has stored t's entry.
 func (w *timerWheel) listed(t *timer) bool {

@@ -24,6 +24,8 @@ func (ts *timers) wheelMoveMin(t *timer) bool                     { return false
 func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers { return nil }
 func (t *timer) wheelInPlace(oldWhen int64) bool                  { return false }
 func (ts *timers) wheelFix(t *timer)                              {}
+func (ts *timers) wheelStopFix(t *timer)                          {}
+func (ts *timers) wheelDrainAdd()                                 {}
 func (ts *timers) wheelAdvance(now int64)                         {}
 func (ts *timers) wheelHeapEmptied()                              {}
 func (ts *timers) wheelLowerSlots()                               {}

@@ -7,6 +7,7 @@
 package runtime_test
 
 import (
+	"fmt"
 	"internal/goexperiment"
 	"internal/race"
 	"math/rand/v2"
@@ -662,12 +663,20 @@ func TestTimerWheelChunksBounded(t *testing.T) {
 	}
 }
 
-// TestTimerWheelStopNotBehindBusy checks that a Stop that finds its set's
-// stopped ring full does not wait for the timers lock while the set is busy,
-// as it is while a holder cascades a slot of thousands of timers, and that
-// the holder's drain at its unlock then sweeps the zombie that Stop left
-// unlisted: the set keeps no stopped timer afterwards.
-func TestTimerWheelStopNotBehindBusy(t *testing.T) {
+// TestTimerWheelStopNotBehindLock checks that a Stop that finds its set's
+// stopped ring full does not wait for the timers lock while another holds
+// it: busy, as a holder that cascades a slot of thousands of timers marks
+// the set, or not (a holder that had taken the lock just before it
+// cascades, or that drains the ring). The zombie that Stop left unlisted
+// waits for a sweep (wheelSweepDue: one zombie of thousands of timers asks
+// for none) and never fires.
+func TestTimerWheelStopNotBehindLock(t *testing.T) {
+	for _, busy := range []bool{true, false} {
+		t.Run(fmt.Sprintf("busy=%v", busy), func(t *testing.T) { testStopNotBehindLock(t, busy) })
+	}
+}
+
+func testStopNotBehindLock(t *testing.T, busy bool) {
 	t.Setenv("GODEBUG", "timerslack=0")
 	defer GOMAXPROCS(GOMAXPROCS(2))
 	const tries, ring = 10, TimerWheelStoppedMax
@@ -686,7 +695,11 @@ func TestTimerWheelStopNotBehindBusy(t *testing.T) {
 			m.Stop(next)
 			next++
 		}
-		began, returned, pending := m.StopUnderBusySetLock(next, 5e9)
+		stop := m.StopUnderSetLock
+		if busy {
+			stop = m.StopUnderBusySetLock
+		}
+		began, returned, pending := stop(next, 5e9)
 		next++
 		if !pending {
 			t.Error("Stop of an armed timer reported it not pending")
@@ -701,17 +714,22 @@ func TestTimerWheelStopNotBehindBusy(t *testing.T) {
 		endBusyTry(t, try, tries, failed, "a Stop that found the ring full")
 	}
 	live := tries*(ring+1) + 1 - next
-	if n, wheel := m.Len(); n != live || wheel != live {
-		t.Errorf("after %d stops, the last with the ring full and the set busy, and the unlock: %d timers left, %d in the wheel; want the %d live ones",
+	if n, wheel := m.Len(); n != live+1 || wheel != live+1 {
+		t.Errorf("after %d stops, the last with the ring full and the set locked, and the unlock: %d timers left, %d in the wheel; want the %d live ones and the unlisted zombie",
 			next, n, wheel, live)
+	}
+	m.Sweep(2)
+	m.Verify()
+	if n, wheel := m.Len(); n != live || wheel != live {
+		t.Errorf("after a sweep: %d timers left, %d in the wheel; want the %d live ones", n, wheel, live)
 	}
 	if fired := m.Check(1 << 42); len(fired) != live {
 		t.Errorf("a check at 1<<42 ran %d timers, want the %d live ones", len(fired), live)
 	}
 }
 
-// endBusyTry ends a try of the busy-set Stop tests, which count only the
-// tries in which the Stop ran while the set was busy and locked: failed
+// endBusyTry ends a try of the locked-set Stop tests, which count only the
+// tries in which the Stop ran while the set was locked: failed
 // of the first try tries (of tries in all) counted and waited for the
 // lock, and none returned before the unlock. A correct Stop never waits:
 // three such tries fail the test, and so does any by the last try; the
@@ -719,34 +737,136 @@ func TestTimerWheelStopNotBehindBusy(t *testing.T) {
 func endBusyTry(t *testing.T, try, tries, failed int, stop string) {
 	t.Helper()
 	if failed == 3 || try == tries && failed > 0 {
-		t.Fatalf("%s waited for the lock of a busy set in %d of %d tries", stop, failed, try)
+		t.Fatalf("%s waited for the lock of its set in %d of %d tries", stop, failed, try)
 	}
 	if try == tries {
-		t.Skipf("no try ran %s while the set was busy and locked, in %d tries", stop, try)
+		t.Skipf("no try ran %s while the set was locked, in %d tries", stop, try)
 	}
 }
 
-// TestTimerWheelStopOwnWhileBusy checks that a Stop on the P that holds the
-// timer does not take that P's timers lock while the set is busy: another
-// P's stealing check may be cascading it.
-func TestTimerWheelStopOwnWhileBusy(t *testing.T) {
-	defer GOMAXPROCS(GOMAXPROCS(2))
-	// The holder needs another P to take it up, which a loaded machine or
-	// a stop of the world may deny it: only the tries in which it held the
-	// lock while the Stop ran count. A Stop that returned only after the
-	// unlock in such a try waited 5s for the lock, which a correct Stop
-	// does not: after ten tries with none that returned before the unlock,
-	// the test fails if any such try came, and is skipped if none did.
-	const tries = 10
-	for try, failed := 1, 0; ; try++ {
-		ran, returned := StopOwnWhileBusy(5e9)
-		if ran && returned {
-			return
+// TestTimerWheelStopOwnWhileLocked checks that a Stop on the P that holds
+// the timer does not wait for that P's timers lock while another P holds
+// it, busy (another P's stealing check cascading the set) or not.
+func TestTimerWheelStopOwnWhileLocked(t *testing.T) {
+	for _, busy := range []bool{true, false} {
+		t.Run(fmt.Sprintf("busy=%v", busy), func(t *testing.T) {
+			defer GOMAXPROCS(GOMAXPROCS(2))
+			// The holder needs another P to take it up, which a loaded
+			// machine or a stop of the world may deny it: only the tries in
+			// which it held the lock while the Stop ran count. A Stop that
+			// returned only after the unlock in such a try waited 5s for the
+			// lock, which a correct Stop does not: after ten tries with none
+			// that returned before the unlock, the test fails if any such
+			// try came, and is skipped if none did.
+			const tries = 10
+			for try, failed := 1, 0; ; try++ {
+				ran, returned := StopOwnWhileLocked(5e9, busy)
+				if ran && returned {
+					return
+				}
+				if ran {
+					failed++
+				}
+				endBusyTry(t, try, tries, failed, "a Stop on the timer's own P, its set locked by another P")
+			}
+		})
+	}
+}
+
+// TestTimerWheelOwnStopLeavesRing checks that a Stop on the owner's P, which
+// takes the set's lock, leaves the stopped ring's entries to the next
+// holder while the set keeps a timer (unlockStopped): a Stop holds the
+// lock for its own timer alone, not for a drain of hundreds of entries or
+// a sweep. (A Stop that empties the set drains: TestTimerWheelStopFixLeavesRing.)
+func TestTimerWheelOwnStopLeavesRing(t *testing.T) {
+	defer GOMAXPROCS(GOMAXPROCS(1))
+	if n := OwnStopLeavesRing(); n != TimerWheelStoppedMax {
+		t.Errorf("a Stop on the owner's P, the set keeping a timer, left the ring's count at %d, want %d", n, TimerWheelStoppedMax)
+	}
+}
+
+// TestTimerWheelAddLeavesSweep checks that a timer start drains the stopped
+// ring's entries but leaves an overflow's sweep to check (wheelDrainAdd):
+// a Reset after a Stop must not pay for a sweep of the whole wheel, which
+// upstream's start never does.
+func TestTimerWheelAddLeavesSweep(t *testing.T) {
+	defer GOMAXPROCS(GOMAXPROCS(1))
+	const n = 40 // 20 unlisted zombies: more than a quarter, whatever else the P holds
+	afterAdd, afterCheck := AddLeavesSweep(n)
+	if afterAdd != n/2 {
+		t.Errorf("after an add, %d of the %d unlisted zombies are still in the wheel, want all: the add swept", afterAdd, n/2)
+	}
+	if afterCheck != 0 {
+		t.Errorf("after a holder's drain, %d of the %d unlisted zombies are still in the wheel, want 0: the quarter rule asked for a sweep", afterCheck, n/2)
+	}
+}
+
+// TestTimerWheelOverflowSweepsAtQuarter checks that a drain that finds the
+// overflow bit sweeps the Stops' unlisted zombies only once zombies exceed
+// a quarter of the set's timers, upstream's rule for its heap: so that
+// Stops that keep overflowing cost O(1) amortised each, not a sweep of
+// the whole wheel at every drain. Below it, the zombies stay unlisted,
+// marked for a later sweep.
+func TestTimerWheelOverflowSweepsAtQuarter(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	const timers = 8
+	for _, zombies := range []int{2, 3} { // a quarter of 8, then more
+		m := NewTimerModel(timers)
+		for id := range timers {
+			m.Reset(id, 1<<40+int64(id)<<timerModelTickShift, 0, 1)
 		}
-		if ran {
-			failed++
+		ids := make([]int, zombies)
+		for i := range ids {
+			ids[i] = i
 		}
-		endBusyTry(t, try, tries, failed, "a Stop on the timer's own P, its set locked by another P")
+		m.StopOverflowed(ids...)
+		m.Verify()
+		m.Check(2) // no timer is due: this drains
+		m.Verify()
+		want := timers
+		if zombies > timers/4 {
+			want = timers - zombies
+		}
+		if n, wheel := m.Len(); n != want || wheel != want {
+			t.Errorf("%d of %d timers stopped with the ring full, then a drain: %d timers left, %d in the wheel; want %d", zombies, timers, n, wheel, want)
+		}
+		if n := m.StoppedCount(); n != 0 {
+			t.Errorf("%d of %d timers stopped with the ring full, then a drain: the ring's count is %#x, want 0", zombies, timers, n)
+		}
+		if fired := m.Check(1 << 42); len(fired) != timers-zombies {
+			t.Errorf("a check at 1<<42 ran %d timers, want the %d live ones", len(fired), timers-zombies)
+		}
+	}
+}
+
+// TestTimerWheelStopFixLeavesRing checks what a Stop that found the stopped
+// ring full, and took the timers lock at once, leaves in the ring: the
+// entries, for a holder to drain, while the set keeps timers (so that such
+// a Stop never drains a ring of entries, hundreds of timers' work); none
+// once its removal emptied the set, which no check would come to drain.
+// The ring is filled with entries that name a timer of no set (stale
+// entries, as a Stop leaves of a timer moved since).
+func TestTimerWheelStopFixLeavesRing(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=0")
+	for _, tc := range []struct {
+		timers  int
+		drained bool
+	}{{2, false}, {1, true}} {
+		m := NewTimerModel(tc.timers)
+		for id := range tc.timers {
+			m.Reset(id, 1<<40+int64(id)<<timerModelTickShift, 0, 1)
+		}
+		m.FillStoppedRing()
+		m.Stop(0)
+		// The count, before any other holder drains: a full ring's, or
+		// more (a Stop that finds the ring full still counts itself).
+		if n := m.StoppedCount(); (n == 0) != tc.drained || (n != 0 && n < TimerWheelStoppedMax) {
+			t.Errorf("with %d timers in the set, a Stop with the ring full left its count at %d; want it drained: %v", tc.timers, n, tc.drained)
+		}
+		m.Verify()
+		if n, wheel := m.Len(); n != tc.timers-1 || wheel != tc.timers-1 {
+			t.Errorf("with %d timers in the set, after a Stop with the ring full: %d timers left, %d in the wheel; want %d", tc.timers, n, wheel, tc.timers-1)
+		}
 	}
 }
 
@@ -816,7 +936,7 @@ func TestTimerWheelSweepDrainsListed(t *testing.T) {
 // set at the set's next check, though no timer is due, or at its next add,
 // not when its slot cascades: until then it keeps its function and
 // argument reachable (golang/go#75935). A Stop that finds the stopped ring
-// full drains it and removes its own timer at once.
+// full removes its own timer at once, the lock being free.
 func TestTimerWheelStoppedDrained(t *testing.T) {
 	t.Setenv("GODEBUG", "timerslack=0")
 	for _, stops := range []int{1, TimerWheelStoppedMax, TimerWheelStoppedMax + 100} {
