@@ -32,12 +32,35 @@ func (m *TimerModel) StopUnderBusySetLock(id int, limit int64) (began, returned,
 // FillStoppedRing fills the set's stopped ring with entries that name a
 // timer in no set, as entries name a timer moved since its Stop listed it.
 func (m *TimerModel) FillStoppedRing() {
+	m.ts.fillStoppedRing()
+}
+
+// fillStoppedRing fills ts's stopped ring with entries that name a timer
+// in no set. The caller drained the ring, and no Stop lists meanwhile.
+func (ts *timers) fillStoppedRing() {
 	stale := new(timer)
-	w := &m.ts.wheel
+	w := &ts.wheel
 	for i := range w.stopped {
 		w.stopped[i].Store(stale)
 	}
 	w.nstopped.Store(wheelStoppedMax)
+}
+
+// armOwnWheelTimers arms n timers an hour ahead on the caller's P, which
+// the caller holds (acquirem), and throws if one is not in the wheel.
+func armOwnWheelTimers(n int) []*timer {
+	when := nanotime() + int64(60*60*1e9)
+	tt := make([]*timer, n)
+	for i := range tt {
+		t := new(timer)
+		t.init(ownBusyNop, nil)
+		t.modify(when+int64(i), 0, nil, nil, 0, 0)
+		if t.astate.Load()&timerWheeled == 0 {
+			throw("armOwnWheelTimers: a timer is not in the wheel")
+		}
+		tt[i] = t
+	}
+	return tt
 }
 
 // StopOverflowed stops timers ids as Stops that find the set's stopped
@@ -329,27 +352,12 @@ func (b *ownLocker) hold() {
 func OwnStopLeavesRing() uint32 {
 	mp := acquirem()
 	ts := &mp.p.ptr().timers
-	when := nanotime() + int64(60*60*1e9)
-	var tt [2]*timer
-	for i := range tt {
-		t := new(timer)
-		t.init(ownBusyNop, nil)
-		t.modify(when+int64(i), 0, nil, nil, 0, 0)
-		if t.astate.Load()&timerWheeled == 0 {
-			throw("OwnStopLeavesRing: a timer is not in the wheel")
-		}
-		tt[i] = t
-	}
+	tt := armOwnWheelTimers(2)
 	ts.lock()
 	ts.unlock() // drains the ring
-	stale := new(timer)
-	w := &ts.wheel
-	for i := range w.stopped {
-		w.stopped[i].Store(stale)
-	}
-	w.nstopped.Store(wheelStoppedMax)
+	ts.fillStoppedRing()
 	tt[0].stop()
-	n := w.nstopped.Load()
+	n := ts.wheel.nstopped.Load()
 	ts.lock()
 	ts.unlock()
 	tt[1].stop()
@@ -368,25 +376,11 @@ func OwnStopLeavesRing() uint32 {
 func AddLeavesSweep(n int) (afterAdd, afterCheck int) {
 	mp := acquirem()
 	ts := &mp.p.ptr().timers
-	when := nanotime() + int64(60*60*1e9)
-	tt := make([]*timer, n)
-	for i := range tt {
-		t := new(timer)
-		t.init(ownBusyNop, nil)
-		t.modify(when+int64(i), 0, nil, nil, 0, 0)
-		if t.astate.Load()&timerWheeled == 0 {
-			throw("AddLeavesSweep: a timer is not in the wheel")
-		}
-		tt[i] = t
-	}
+	tt := armOwnWheelTimers(n)
 	ts.lock()
 	ts.unlock() // drains the ring
-	stale := new(timer)
+	ts.fillStoppedRing()
 	w := &ts.wheel
-	for i := range w.stopped {
-		w.stopped[i].Store(stale)
-	}
-	w.nstopped.Store(wheelStoppedMax)
 	// busy is stored without the lock, against its rule, as in
 	// AddAfterListedStops.
 	w.busy.Store(1)
@@ -403,9 +397,7 @@ func AddLeavesSweep(n int) (afterAdd, afterCheck int) {
 		}
 		return k
 	}
-	added := new(timer)
-	added.init(ownBusyNop, nil)
-	added.modify(when, 0, nil, nil, 0, 0)
+	added := armOwnWheelTimers(1)[0]
 	afterAdd = wheeled()
 	ts.lock()
 	ts.unlock()
@@ -428,17 +420,7 @@ func AddLeavesSweep(n int) (afterAdd, afterCheck int) {
 func AddAfterListedStops(n int) (before, after uint32) {
 	mp := acquirem()
 	ts := &mp.p.ptr().timers
-	when := nanotime() + int64(60*60*1e9)
-	stopped := make([]*timer, n)
-	for i := range stopped {
-		t := new(timer)
-		t.init(ownBusyNop, nil)
-		t.modify(when+int64(i), 0, nil, nil, 0, 0)
-		if t.astate.Load()&timerWheeled == 0 {
-			throw("AddAfterListedStops: a timer is not in the wheel")
-		}
-		stopped[i] = t
-	}
+	stopped := armOwnWheelTimers(n)
 	// busy is stored without the lock, against its rule: locking the set
 	// to store it would drain the ring as it unlocks.
 	ts.wheel.busy.Store(1)
@@ -447,9 +429,7 @@ func AddAfterListedStops(n int) (before, after uint32) {
 	}
 	ts.wheel.busy.Store(0)
 	before = ts.wheel.nstopped.Load()
-	t := new(timer)
-	t.init(ownBusyNop, nil)
-	t.modify(when, 0, nil, nil, 0, 0)
+	t := armOwnWheelTimers(1)[0]
 	after = ts.wheel.nstopped.Load()
 	t.stop()
 	releasem(mp)
