@@ -36,30 +36,29 @@
 // (wheelFix), unless its when stays within the level-0 tick of its old
 // when (see "Earlier in place" below).
 //
-// Stopped timers: a Stop on the P holding the timer removes it at once,
-// under that P's timers lock (wheelLockOwn, wheelStop), as its other timers
-// operations do, unless the set is busy or its lock held (below). A Stop on another P marks
-// it a zombie, as upstream marks a heap timer, under the timer's lock only:
-// it takes no timers lock, so it does not wait behind the owner's cascade.
-// It also lists the timer in its set's stopped ring (wheelStopped),
-// lock-free, and every holder of the timers lock drains the ring (maybeAdd
-// as it locks, see below; a Stop that holds the lock only if it emptied
-// the set, see unlockStopped; every other holder as it unlocks:
-// wheelDrain, from timers.unlock), unlinking each listed zombie in O(1): the owner's
-// next add or check, another P's check of this set, which locks for a
-// non-empty ring though no timer is due (wheelDrainDue). So a stopped
-// timer's function and argument stay reachable only until then, not
-// until its slot cascades, unless its Stop overflowed (below). Draining at
-// every unlock, not at every lock, leaves no entry behind a holder that
-// drops the timer on its own (a cascade or a sweep of a timer listed
-// meanwhile): a holder that does not drain as it unlocks leaves the set
-// with a timer, so its wake time is not 0 and a later check drains the
-// entries listed before or after. maybeAdd, on the path of every timer
-// started, drains as it locks, since its critical section takes no timer
-// out of the wheel (unlockAdded), and leaves an overflow's sweep to check
-// (wheelDrainAdd); a Stop takes out its own timer alone (unlockStopped).
-// A drain that sweeps (below) drains again after the sweep the entries
-// listed during it.
+// Stopped timers: a Stop on the P holding the timer removes it at once, under
+// that P's timers lock (wheelLockOwn, wheelStop), as its other timers
+// operations do, unless the set is busy or its lock held (below). A Stop on
+// another P marks it a zombie, as upstream marks a heap timer, under the
+// timer's lock only: it takes no timers lock, so it does not wait behind the
+// owner's cascade. It also lists the timer in its set's stopped ring
+// (wheelStopped), lock-free, and every holder of the timers lock drains the
+// ring (maybeAdd as it locks, see below; a Stop that holds the lock only if
+// it emptied the set, see unlockStopped; every other holder as it unlocks:
+// wheelDrain, from timers.unlock), unlinking each listed zombie in O(1): the
+// owner's next add or check, another P's check of this set, which locks for a
+// non-empty ring though no timer is due (wheelDrainDue). So a stopped timer's
+// function and argument stay reachable only until then, not until its slot
+// cascades, unless its Stop overflowed (below). Draining at every unlock, not
+// at every lock, leaves no entry behind a holder that drops the timer on its
+// own (a cascade or a sweep of a timer listed meanwhile): a holder that does
+// not drain as it unlocks leaves the set with a timer, so its wake time is
+// not 0 and a later check drains the entries listed before or after.
+// maybeAdd, on the path of every timer started, drains as it locks, since its
+// critical section takes no timer out of the wheel (unlockAdded), and leaves
+// an overflow's sweep to check (wheelDrainAdd); a Stop takes out its own
+// timer alone (unlockStopped). A drain that sweeps (below) drains again after
+// the sweep the entries listed during it.
 //
 // Stopped-ring invariant: every zombie that a Stop made or stopped in a
 // slot of ts's wheel is named in ts's ring, or carries timerWheelFix
@@ -103,18 +102,17 @@
 // O(n), and the quarter rule makes it O(1) amortised per zombie however
 // many Stops overflow; no Stop and no timer start waits for it.
 //
-// Stops never wait: busy narrows to a few instructions the window in which
-// a Stop that found it clear could go on to wait behind a holder that
-// sets it, but a holder takes the lock before it knows it will cascade,
-// and may wait for the lock itself while Stops that load busy come and go.
-// So a Stop takes the timers lock only if it is free (wheelTryLock): a Stop
-// on the owner's P that finds it held lists its timer in the ring, and a
-// Stop that finds the ring full and the lock held overflows, as when it
-// finds the set busy. A Stop that takes the lock holds it for its own timer alone: it
-// neither waits for a holder nor makes one wait long. (A Stop that waited
-// behind a cascade of 100K timers, while Stops were asked for every 10 µs,
-// made all those asked for meanwhile wait too: milliseconds for hundreds
-// of them.)
+// Stops never wait: busy narrows to a few instructions the window in which a
+// Stop that found it clear could go on to wait behind a holder that sets it,
+// but a holder takes the lock before it knows it will cascade, and may wait
+// for the lock itself while Stops that load busy come and go. So a Stop takes
+// the timers lock only if it is free (wheelTryLock): a Stop on the owner's P
+// that finds it held lists its timer in the ring, and a Stop that finds the
+// ring full and the lock held overflows, as when it finds the set busy. A
+// Stop that takes the lock holds it for its own timer alone: it neither waits
+// for a holder nor makes one wait long. (A Stop that waited behind a cascade
+// of 100K timers, while Stops were asked for every 10 µs, made all those
+// asked for meanwhile wait too: milliseconds for hundreds of them.)
 //
 // Earlier in place: a deadline set again and again to about the same
 // instant (SetReadDeadline with one deadline: package net and the runtime
@@ -863,17 +861,17 @@ func (t *timer) wheelRemove(locked *timers) {
 }
 
 // wheelStopped lists t, which stop has just made a zombie, in its set's
-// stopped ring if t is in a wheel and was armed (see "Stopped timers"):
-// a channel timer that nothing waits on was a zombie already
-// (unblockTimerChan), and is listed when stopped; one stopped before has
-// a when of 0 and was listed then. If the ring is
-// full it marks t timerWheelFix and returns t's set, for stop to pass t to
-// wheelStopFix once it has dropped t's lock: wheelStopFix removes t at
-// once, under the timers lock if it is free, as a Stop did before the
-// ring. So a burst of Stops with no holder between them (a program
-// stopping thousands of timers in a row on other Ps) takes the timers
-// lock once per Stop after the first wheelStoppedMax. The test is inlined into stop, so a heap timer
-// pays for a branch, not a call. The caller holds t's lock.
+// stopped ring if t is in a wheel and was armed (see "Stopped timers"): a
+// channel timer that nothing waits on was a zombie already
+// (unblockTimerChan), and is listed when stopped; one stopped before has a
+// when of 0 and was listed then. If the ring is full it marks t timerWheelFix
+// and returns t's set, for stop to pass t to wheelStopFix once it has dropped
+// t's lock: wheelStopFix removes t at once, under the timers lock if it is
+// free, as a Stop did before the ring. So a burst of Stops with no holder
+// between them (a program stopping thousands of timers in a row on other Ps)
+// takes the timers lock once per Stop after the first wheelStoppedMax. The
+// test is inlined into stop, so a heap timer pays for a branch, not a call.
+// The caller holds t's lock.
 func (t *timer) wheelStopped() *timers {
 	if t.state&timerWheeled != 0 && t.when != 0 && !t.ts.wheelList(t) {
 		t.state |= timerWheelFix
@@ -934,9 +932,8 @@ func (ts *timers) wheelDrainDue() bool {
 // calls it, so every holder of the timers lock drains as it lets go, but
 // maybeAdd, which drains as it locks (wheelDrainAdd, unlockAdded), and a
 // Stop that holds the lock, which calls it only if it emptied the set
-// (unlockStopped); the test is inlined there. If
-// a Stop overflowed, it also sweeps the wheel once the quarter rule asks
-// (wheelDrainStopped).
+// (unlockStopped); the test is inlined there. If a Stop overflowed, it also
+// sweeps the wheel once the quarter rule asks (wheelDrainStopped).
 // The caller holds ts's lock and no timer's.
 func (ts *timers) wheelDrain() {
 	if ts.wheelDrainDue() {
