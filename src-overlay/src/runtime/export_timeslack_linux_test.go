@@ -28,3 +28,36 @@ func EpollWaitIdle(delay int64) (n int32, errno uintptr, precise bool) {
 	var events [1]linux.EpollEvent
 	return epollWait(fd, events[:], delay, int32((delay+999999)/1e6))
 }
+
+// TimerSlackPollDeadlines opens a poll descriptor on a pipe, sets its
+// deadlines as internal/poll does, each a delay in nanoseconds (<= 0 for
+// none or past) for mode 'r', 'w' or 'r'+'w', and returns the slack its
+// read and its write timer were armed with (0 for a timer not armed).
+func TimerSlackPollDeadlines(delays []int64, modes []int) (read, write int64) {
+	poll_runtime_pollServerInit()
+	r, w, errno := pipe2(_O_NONBLOCK | _O_CLOEXEC)
+	if errno != 0 {
+		panic("TimerSlackPollDeadlines: pipe2 failed")
+	}
+	defer closefd(r)
+	defer closefd(w)
+	pd, e := poll_runtime_pollOpen(uintptr(r))
+	if e != 0 {
+		panic("TimerSlackPollDeadlines: pollOpen failed")
+	}
+	for i, d := range delays {
+		poll_runtime_pollSetDeadline(pd, d, modes[i])
+	}
+	armed := func(t *timer) int64 {
+		t.lock()
+		defer t.unlock()
+		if t.when <= 0 {
+			return 0
+		}
+		return int64(t.slack.off)
+	}
+	read, write = armed(&pd.rt), armed(&pd.wt)
+	poll_runtime_pollUnblock(pd)
+	poll_runtime_pollClose(pd)
+	return read, write
+}

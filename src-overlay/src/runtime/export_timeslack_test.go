@@ -72,6 +72,18 @@ func TimerSlackArmedFrom(when, now, when2, now2 int64) (deadline, deadline2 int6
 	return deadline, deadline2
 }
 
+// TimerSlackSleepHandOff records, on this M, a sleep of this goroutine
+// until when, computed from now, and returns the reading that resetForSleep
+// would hand to the sleep's timer for it, for another goroutine's sleep
+// until when, and for a sleep of this goroutine until when+1.
+func TimerSlackSleepHandOff(when, now int64) (same, otherG, otherWhen int64) {
+	mp := acquirem()
+	defer releasem(mp)
+	gp := getg()
+	mp.slackSleepFrom(gp, when, now)
+	return mp.slackSleepNow(gp, when), mp.slackSleepNow(mp.g0, when), mp.slackSleepNow(gp, when+1)
+}
+
 // TimerSlackAddedAs adds a new timer due at when to the current P's heap
 // as a modify that set setWhen, computed from now, would, and returns its
 // hard deadline: when != setWhen is a concurrent modify that set when in

@@ -129,7 +129,7 @@ func (m *TimerModel) FixEarlier(id int, when, modified int64) bool {
 	r := &wheelReplay
 	*r = wheelReplayState{t: m.timers[id], ts: &m.ts, modified: modified}
 	wheelTestHooks.fix, wheelTestHooks.fixed = fixEarlierFix, fixEarlierFixed
-	r.t.modify(when, r.t.period, nil, nil, r.t.seq, 0)
+	r.t.modify(when, r.t.period, nil, nil, r.t.seq, nanotime())
 	wheelTestHooks.fix, wheelTestHooks.fixed = nil, nil
 	if !r.fixed {
 		panic("FixEarlier: modify did not re-place the timer by wheelFix")
@@ -184,7 +184,7 @@ func (m *TimerModel) AdjustRacingModify(id int, when int64) bool {
 	ts.lock()
 	ts.minWhenHeap.Store(ts.wakeTime())
 	ts.minWhenModified.Store(0)
-	r.t.modify(when, r.t.period, nil, nil, r.t.seq, 0)
+	r.t.modify(when, r.t.period, nil, nil, r.t.seq, nanotime())
 	if !r.inPlace {
 		ts.unlock() // modify left it to no hook
 	}

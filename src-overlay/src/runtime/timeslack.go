@@ -40,9 +40,10 @@
 //   - t.when + t.slack.off, saturated at maxWhen, is t's hard deadline
 //     (t.deadline()): t.slack.off is set with t.when under t's lock
 //     whenever t is armed (slackArm: by modify, by maybeAdd as t enters
-//     a heap, and by the re-arm of a periodic timer). stop sets when to
-//     0 and leaves off as it is, which then means nothing: t is a zombie
-//     or in no heap, and is armed again before it is due.
+//     a heap, and by the re-arm of a periodic timer). stop, and the
+//     firing of a timer that is not periodic, set when to 0 and leave
+//     off as it is, which then means nothing: t is a zombie or in no
+//     heap, and is armed again before it is due.
 //   - The heap is keyed on the hard deadline: heap entries hold
 //     when = t.deadline() and soft.when = t.when as of the last update.
 //     So wakeTime, minWhenModified and every pollUntil are hard deadlines,
@@ -83,6 +84,7 @@ package runtime
 import (
 	"internal/bytealg"
 	"internal/goarch"
+	"internal/goexperiment"
 	"internal/runtime/atomic"
 	"unsafe"
 )
@@ -231,22 +233,24 @@ func loadTimerSlack() *timerSlackSpec {
 }
 
 // timerSlackOff is the policy that grants no slack.
-var timerSlackOff = timerSlackSpec{max: maxWhen, capAt: maxWhen}
+var timerSlackOff = timerSlackSpec{max: maxWhen, capAt: minCapAt}
 
 // compile works out on, fixed and capAt from abs, rel and max: every
 // delay from capAt on gets fixed, the cap, which slackFor then returns
-// with no multiply (for 25%:1ms, every delay of 4ms or more); a policy
-// without rel gives every delay the same slack, fixed, from capAt 0.
+// with no multiply (for 25%:1ms, every delay of 4ms or more), and every
+// delay below it less than the cap; a policy that gives every delay the
+// same slack (no rel, or an abs that reaches the cap) has capAt
+// minCapAt, below every delay.
 func (s *timerSlackSpec) compile() {
 	s.on = (s.abs != 0 || s.rel != 0) && s.max != 0
 	limit := min(s.max, maxTimerSlack)
 	if s.rel == 0 {
-		s.fixed, s.capAt = max(min(s.abs, limit), 0), 0
+		s.fixed, s.capAt = max(min(s.abs, limit), 0), minCapAt
 		return
 	}
 	s.fixed = limit
 	if s.abs >= limit {
-		s.capAt = 0
+		s.capAt = minCapAt
 		return
 	}
 	// The least d with abs + mulFrac(d, rel) >= limit: mulFrac is
@@ -261,14 +265,19 @@ func (s *timerSlackSpec) compile() {
 	s.capAt = d
 }
 
+// minCapAt is the capAt of a policy that gives every delay its cap.
+const minCapAt = -1 << 63
+
 // slackFor returns the slack the policy gives a timer due delay
 // nanoseconds after it was armed (<= 0: due already): min(abs +
-// rel*delay, max, maxTimerSlack), at least 0.
+// rel*max(delay, 0), max, maxTimerSlack), for 0 <= abs. Below capAt,
+// abs + rel*delay is less than the cap (see compile), so it needs
+// neither the min nor a test of overflow.
 func (s *timerSlackSpec) slackFor(delay int64) int64 {
 	if delay >= s.capAt {
 		return s.fixed
 	}
-	return max(min(addSat(s.abs, mulFrac(max(delay, 0), s.rel)), s.fixed), 0)
+	return s.abs + mulFrac(max(delay, 0), s.rel)
 }
 
 // mulFrac returns d*frac/timerSlackOne for d >= 0 and 0 <= frac <=
@@ -288,8 +297,12 @@ func addSat(a, b int64) int64 {
 // slackArm sets t's slack for its current when, armed at now, and returns
 // t's hard deadline. now is the time t's when was computed from, which
 // package time and the netpoller pass down so that a relative slack costs
-// no clock read; 0 means the caller has none, and the clock is read if
-// the policy needs it.
+// no clock read. Arming never reads the clock: a caller that has no
+// reading takes slackClock's (maybeAdd, the runtime's reset, and the
+// netpoller when it re-arms a deadline it did not compute). A now of 0
+// gives no slack under a policy whose slack depends on the delay; it
+// comes only from slackClock racing with a change of policy, or from a
+// Sleep that hands its timer none (which maybeAdd then arms).
 // Only a timer in a heap gets slack: nothing wakes for the others (a
 // channel timer that nothing is blocked on runs when its channel is
 // read), and maybeAdd arms a timer as it enters a heap. So a Reset of such
@@ -300,7 +313,8 @@ func addSat(a, b int64) int64 {
 // into the caller, one load of a flag and one AND with t's state; a call
 // (slackArmOn) only if the policy grants slack and t is in a heap; there,
 // the test of a bubble, one load of the policy, a multiply only for a
-// delay below the policy's cap (slackFor), and one store. The slack is
+// delay below the policy's cap (slackFor), and one store, in a function
+// that calls none and so needs no frame. The slack is
 // counted in the metrics when the timer fires (slackFiring), not here. A
 // faketime build never publishes a policy (setTimerSlack), so arming
 // tests nothing for it.
@@ -314,23 +328,37 @@ func (t *timer) slackArm(now int64) int64 {
 }
 
 // slackArmOn is slackArm for a timer in a heap, under a policy that
-// grants slack.
+// grants slack. A policy with capAt minCapAt gives every delay fixed, so
+// it needs no now.
 func (t *timer) slackArmOn(now int64) int64 {
 	spec := timerSlackPolicy.Load()
-	if spec == nil || t.isFake {
+	if spec == nil || t.isFake || now == 0 && spec.capAt != minCapAt {
 		t.slack.off = 0
 		return t.when
 	}
-	slack := spec.fixed
-	if spec.rel != 0 {
-		if now == 0 {
-			now = nanotime()
-		}
-		slack = spec.slackFor(t.when - now)
-	}
-	slack = t.capPeriodic(slack)
+	slack := t.capPeriodic(spec.slackFor(t.when - now))
 	t.slack.off = uint32(slack)
 	return deadlineOf(t.when, slack)
+}
+
+// slackNow returns now, or, if it is 0 (the caller has no reading),
+// slackClock's reading. Only the test is inlined into the caller.
+func slackNow(now int64) int64 {
+	if now != 0 {
+		return now
+	}
+	return slackClock()
+}
+
+// slackClock returns the time, for a caller about to arm a timer that has
+// no reading of its own, if the policy's slack depends on the delay, and 0
+// if not: with slack off, or a slack that is the same for every delay,
+// arming reads no clock.
+func slackClock() int64 {
+	if s := timerSlackPolicy.Load(); s != nil && s.capAt != minCapAt {
+		return nanotime()
+	}
+	return 0
 }
 
 // capPeriodic returns slack, capped at half of t's period if t is periodic.
@@ -359,6 +387,38 @@ func deadlineOf(when, slack int64) int64 {
 		return d
 	}
 	return maxWhen
+}
+
+// A slackSleep is what timeSleep records on its M for resetForSleep, the
+// unlock function of its gopark, which runs on the same M unless the
+// goroutine moved on its way to park: the time the sleep's when was
+// computed from, so that arming the sleep's timer reads no clock.
+type slackSleep struct {
+	gp   guintptr // the goroutine that began the sleep
+	when int64    // its when
+	now  int64    // the time when was computed from
+}
+
+// slackSleepFrom records that gp, running on mp, computed when, the end
+// of its sleep, from now. It is nosplit so that gp cannot be preempted,
+// and move to another M, between the caller's read of gp.m and the
+// stores, should it not be inlined.
+//
+//go:nosplit
+func (mp *m) slackSleepFrom(gp *g, when, now int64) {
+	mp.slackSleep = slackSleep{guintptr(unsafe.Pointer(gp)), when, now}
+}
+
+// slackSleepNow returns the time that the sleep of gp until when was
+// computed from, if gp recorded it on mp, or else 0: a goroutine
+// preempted on its way to park may park on another M, whose record is
+// another sleep's. The sleep's timer is in no heap (it fired, and left
+// it), so with a 0 maybeAdd reads the clock as the timer enters one.
+func (mp *m) slackSleepNow(gp *g, when int64) int64 {
+	if s := &mp.slackSleep; s.gp == guintptr(unsafe.Pointer(gp)) && s.when == when {
+		return s.now
+	}
+	return 0
 }
 
 // coalescedAt reports whether a firing at now comes before t's hard
@@ -400,10 +460,15 @@ func (ts *timers) slackUpdateOpen() {
 // window of ts's first timer opens, the time the window of a modified
 // timer may open and, with the wheel, the time the window of a timer in
 // its earliest slot may open: the time from which check has a timer to
-// run or to re-sort.
+// run or to re-sort. Without the wheel it is inlined into check, which
+// every scheduler pass calls (the test of the experiment costs the
+// inliner nothing).
 func (ts *timers) slackOpen(next int64) int64 {
-	open := minNonZero(ts.open.when.Load(), ts.open.modified.Load())
-	return minNonZero(minNonZero(next, open), ts.wheelOpen())
+	open := minNonZero(minNonZero(next, ts.open.when.Load()), ts.open.modified.Load())
+	if goexperiment.TimerWheel {
+		open = minNonZero(open, ts.wheelOpen())
+	}
+	return open
 }
 
 // slackModified lowers ts.open.modified to the when of t, a timer in ts

@@ -74,3 +74,25 @@ func kernelHasEpollPwait2() bool {
 	_, _, errno := syscall.Syscall6(sysEpollPwait2, ^uintptr(0), uintptr(unsafe.Pointer(&events)), 1, 0, 0, 0)
 	return errno == syscall.EBADF
 }
+
+// TestTimerSlackPollRearm checks that the netpoller arms a deadline timer
+// it re-arms without computing its deadline (the other mode's deadline
+// cleared or past) from the clock, as its own delay: with no reading it
+// would get no slack.
+func TestTimerSlackPollRearm(t *testing.T) {
+	const policy = "25%:1ms"
+	t.Setenv("GODEBUG", "timerslack="+policy)
+	s := int64(time.Second)
+	// SetDeadline(10s), then SetWriteDeadline(time.Time{}): the read
+	// timer changes from the combined deadline's function to its own.
+	read, _ := TimerSlackPollDeadlines([]int64{10 * s, 0}, []int{'r' + 'w', 'w'})
+	if read != 1e6 {
+		t.Errorf("read deadline re-armed after the write deadline's clear: slack %v, want 1ms", time.Duration(read))
+	}
+	// SetDeadline(10s), then a read deadline in the past: the write timer
+	// is armed from the deadline both had.
+	_, write := TimerSlackPollDeadlines([]int64{10 * s, -1}, []int{'r' + 'w', 'r'})
+	if write != 1e6 {
+		t.Errorf("write deadline armed after a past read deadline: slack %v, want 1ms", time.Duration(write))
+	}
+}

@@ -29,6 +29,13 @@ func (ts *timers) slackModified(t *timer, oldWhen int64) {}
 func (ts *timers) slackModifiedOpen(first int64) int64   { return first }
 func (ts *timers) slackClearModified()                   {}
 
+type slackSleep struct{}
+
+func (mp *m) slackSleepFrom(gp *g, when, now int64) {}
+func (mp *m) slackSleepNow(gp *g, when int64) int64 { return 0 }
+func slackNow(now int64) int64                      { return now }
+func slackClock() int64                             { return 0 }
+
 // Without slack, a P wakes idle Ps for the goroutines its timers ready at
 // once, as upstream. See timeslack_wake.go.
 

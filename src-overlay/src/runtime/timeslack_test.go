@@ -9,6 +9,7 @@ package runtime_test
 import (
 	"internal/goexperiment"
 	"internal/testenv"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -149,7 +150,7 @@ func TestTimerSlackCapAt(t *testing.T) {
 		if capAt > 0 && slack(capAt-1) >= fixed {
 			t.Fatalf("%+v: slack %d one before capAt %d reaches the cap %d", spec, slack(capAt-1), capAt, fixed)
 		}
-		if spec.Rel == 0 && capAt != 0 {
+		if spec.Rel == 0 && capAt != math.MinInt64 {
 			t.Fatalf("%+v: capAt %d without a relative term", spec, capAt)
 		}
 	}
@@ -279,9 +280,10 @@ func TestTimerSlackResetEarlier(t *testing.T) {
 // delay from the time the caller computed when from, which package time
 // passes down so that arming a timer reads no clock: a timer due 10s from
 // now whose when was computed from a time 20s before it has a 20s delay.
-// A time of 0 means the caller has none, and the delay is measured from
-// the clock; so is it when a concurrent Reset set another when between
-// the modify that computed it and the add to a heap.
+// A time of 0 means the caller has none: a timer entering a heap gets the
+// delay from the clock, as does one whose when a concurrent Reset set
+// between the modify that computed it and the add to a heap, and a timer
+// already in a heap gets no relative slack.
 func TestTimerSlackArmedFrom(t *testing.T) {
 	const policy, s = "10%", int64(time.Second)
 	t.Setenv("GODEBUG", "timerslack="+policy)
@@ -317,9 +319,43 @@ func TestTimerSlackArmedFrom(t *testing.T) {
 		t.Errorf("timer whose when changed before its add: deadline when+%v, want the clock's when+[%v, %v]",
 			time.Duration(raced-when), time.Duration(lo-when), time.Duration(hi-when))
 	}
-	if lo, hi := TimerSlackHard(spec, when2, after), TimerSlackHard(spec, when2, before); got2 < lo || got2 > hi {
-		t.Errorf("reset armed from no time: deadline when2+%v, want the clock's when2+[%v, %v]",
-			time.Duration(got2-when2), time.Duration(lo-when2), time.Duration(hi-when2))
+	if got2 != when2 {
+		// A timer in a heap armed with no time gets no slack that depends
+		// on its delay: the callers that have none read slackClock.
+		t.Errorf("reset armed from no time: deadline when2+%v, want when2",
+			time.Duration(got2-when2))
+	}
+}
+
+// TestTimerSlackFixedNeedsNoTime checks that a policy whose slack does not
+// depend on the delay (no PCT, or an ABS that reaches the cap) gives it to
+// a timer armed with no reading, new or reset in its heap, without one.
+func TestTimerSlackFixedNeedsNoTime(t *testing.T) {
+	for _, policy := range []string{"1ms", "5ms+10%:1ms"} {
+		t.Setenv("GODEBUG", "timerslack="+policy)
+		s := int64(time.Second)
+		when, when2 := Nanotime()+10*s, Nanotime()+11*s
+		got, got2 := TimerSlackArmedFrom(when, 0, when2, 0)
+		if got-when != 1e6 || got2-when2 != 1e6 {
+			t.Errorf("%s: armed with no reading: slack %v, reset %v, want 1ms both",
+				policy, time.Duration(got-when), time.Duration(got2-when2))
+		}
+	}
+}
+
+// TestTimerSlackSleepHandOff checks that a Sleep hands the clock reading
+// its end was computed from to its timer's arming only on the M where it
+// recorded it, for the same goroutine and end: a goroutine that parks on
+// another M must not take another sleep's reading.
+func TestTimerSlackSleepHandOff(t *testing.T) {
+	now := Nanotime()
+	when := now + int64(time.Second)
+	same, otherG, otherWhen := TimerSlackSleepHandOff(when, now)
+	if same != now {
+		t.Errorf("the sleep's own reading: got %d, want %d", same, now)
+	}
+	if otherG != 0 || otherWhen != 0 {
+		t.Errorf("another goroutine's or another end's reading: got %d and %d, want 0 (none)", otherG, otherWhen)
 	}
 }
 

@@ -252,9 +252,17 @@ func (pp *p) slackPassEndAs(spinning bool) {
 // lowered (see "The guard" above). The caller is pp's M, holding no lock:
 // ending the deferral wakes a P, which takes sched.lock. check calls it
 // after a pass that ran timers.
+// The test for a deferral is inlined into check: most passes begin none.
 func (pp *p) slackPassGuard() {
-	if at := pp.wake.at.Load(); at != 0 && at != getg().m.slackGuard.armed {
-		pp.slackGuardDeferral(getg().m, at, slackTimersDue(), nanotime())
+	if at := pp.wake.at.Load(); at != 0 {
+		pp.slackPassGuardAt(at)
+	}
+}
+
+// slackPassGuardAt is slackPassGuard for a deferral until at.
+func (pp *p) slackPassGuardAt(at int64) {
+	if mp := getg().m; at != mp.slackGuard.armed {
+		pp.slackGuardDeferral(mp, at, slackTimersDue(), nanotime())
 	}
 }
 
