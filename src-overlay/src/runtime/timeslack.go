@@ -299,10 +299,11 @@ func addSat(a, b int64) int64 {
 // package time and the netpoller pass down so that a relative slack costs
 // no clock read. Arming never reads the clock: a caller that has no
 // reading takes slackClock's (maybeAdd, the runtime's reset, and the
-// netpoller when it re-arms a deadline it did not compute). A now of 0
-// gives no slack under a policy whose slack depends on the delay; it
-// comes only from slackClock racing with a change of policy, or from a
-// Sleep that hands its timer none (which maybeAdd then arms).
+// netpoller when it re-arms the deadline that one cleared no longer
+// shares). A now of 0 gives no slack under a policy whose slack depends
+// on the delay; it comes only from slackClock racing with a change of
+// policy, or from a Sleep that hands its timer none (which maybeAdd then
+// arms).
 // Only a timer in a heap gets slack: nothing wakes for the others (a
 // channel timer that nothing is blocked on runs when its channel is
 // read), and maybeAdd arms a timer as it enters a heap. So a Reset of such
@@ -339,15 +340,6 @@ func (t *timer) slackArmOn(now int64) int64 {
 	slack := t.capPeriodic(spec.slackFor(t.when - now))
 	t.slack.off = uint32(slack)
 	return deadlineOf(t.when, slack)
-}
-
-// slackNow returns now, or, if it is 0 (the caller has no reading),
-// slackClock's reading. Only the test is inlined into the caller.
-func slackNow(now int64) int64 {
-	if now != 0 {
-		return now
-	}
-	return slackClock()
 }
 
 // slackClock returns the time, for a caller about to arm a timer that has

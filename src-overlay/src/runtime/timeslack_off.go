@@ -33,7 +33,6 @@ type slackSleep struct{}
 
 func (mp *m) slackSleepFrom(gp *g, when, now int64) {}
 func (mp *m) slackSleepNow(gp *g, when int64) int64 { return 0 }
-func slackNow(now int64) int64                      { return now }
 func slackClock() int64                             { return 0 }
 
 // Without slack, a P wakes idle Ps for the goroutines its timers ready at
