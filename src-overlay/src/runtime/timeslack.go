@@ -299,11 +299,11 @@ func addSat(a, b int64) int64 {
 // package time and the netpoller pass down so that a relative slack costs
 // no clock read. Arming never reads the clock: a caller that has no
 // reading takes slackClock's (maybeAdd, the runtime's reset, and the
-// netpoller when it re-arms the deadline that one cleared no longer
-// shares). A now of 0 gives no slack under a policy whose slack depends
-// on the delay; it comes only from slackClock racing with a change of
-// policy, or from a Sleep that hands its timer none (which maybeAdd then
-// arms).
+// netpoller when clearing, or setting in the past, one of a shared read
+// and write deadline re-arms the other). A now of 0 gives no slack under
+// a policy whose slack depends on the delay; it comes only from
+// slackClock racing with a change of policy, or from a Sleep that hands
+// its timer none (which maybeAdd then arms).
 // Only a timer in a heap gets slack: nothing wakes for the others (a
 // channel timer that nothing is blocked on runs when its channel is
 // read), and maybeAdd arms a timer as it enters a heap. So a Reset of such

@@ -95,4 +95,11 @@ func TestTimerSlackPollRearm(t *testing.T) {
 	if write != 1e6 {
 		t.Errorf("write deadline armed after a past read deadline: slack %v, want 1ms", time.Duration(write))
 	}
+	// The same after a write deadline of its own, whose timer the shared
+	// deadline stopped but left in its heap: re-armed there, it gets its
+	// slack only from the netpoller's reading.
+	_, write = TimerSlackPollDeadlines([]int64{5 * s, 10 * s, -1}, []int{'w', 'r' + 'w', 'r'})
+	if write != 1e6 {
+		t.Errorf("write deadline re-armed in its heap after a past read deadline: slack %v, want 1ms", time.Duration(write))
+	}
 }
