@@ -75,8 +75,8 @@ func TestInstr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "| `time` Reset/impl=func | 1.000k ± 0% | 1.010k ± 0% | +1.00% (p=0.002 n=6) |"
-	if !strings.Contains(string(md), want) || !strings.Contains(string(md), "| instr/op | heap | upstream | upstream vs heap |") {
+	want := "| Reset/impl=func | instr/op | 1.000k ± 0% | 1.010k ± 0% +1.0% (p=0.002) |"
+	if !strings.Contains(string(md), want) || !strings.Contains(string(md), "| benchmark | unit | heap | upstream |") {
 		t.Errorf("instr.md lacks %q:\n%s", want, md)
 	}
 	if report.String() != string(md) {

@@ -17,8 +17,9 @@ import (
 const ReportFile = "instr.md"
 
 // WriteReport reads back the raw files of the count set of the matrix spec in dir, as benchstat
-// would, and writes the comparison of each variant with the first to dir/instr.md and to w: per
-// benchmark, each variant's median ± 95% confidence interval, and the U-test's p against the first.
+// would, and writes the comparison of each variant with the first to dir/instr.md and to w, in the
+// table the report shows (stats.Table): per benchmark, each variant's median ± 95% confidence
+// interval, and its change from the first where the U-test finds it significant.
 func WriteReport(dir string, spec matrix.Spec, set string, vg *Valgrind, w io.Writer) error {
 	count, ok := spec.Counts[set]
 	if !ok {
@@ -41,9 +42,8 @@ func WriteReport(dir string, spec matrix.Spec, set string, vg *Valgrind, w io.Wr
 	fmt.Fprintf(&md, "`timerlab instr`: %s cachegrind, %d rounds, `%s`, instr/op = (Ir(2N) - Ir(N)) / N; "+
 		"median ± 95%% CI, U-test against %s. Raw: %s.\n\n",
 		vg.Version, spec.Rounds, strings.Join(CountingEnv(nil), " "), spec.Variants[0], strings.Join(raws, ", "))
-	for _, t := range stats.NewIndex(res).Tables(spec.Variants) {
-		t.WriteMarkdown(&md)
-	}
+	ix := stats.NewIndex(res)
+	stats.Table{Keys: ix.Keys(), Variants: spec.Variants}.Write(&md, ix)
 	if _, err := w.Write(md.Bytes()); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"timerlab/internal/stats"
@@ -49,28 +48,6 @@ func ratioCell(r stats.Ratio) string {
 		s += " ~"
 	}
 	return s
-}
-
-// deltaText formats the change of a significant difference in percent, with at most two
-// significant digits and at least the integer: "-23%", "+3.2%", "-0.29%".
-func deltaText(base, value float64) string {
-	if value == base {
-		return "0%"
-	}
-	pct := 100 * (value/base - 1)
-	var s string
-	switch a := math.Abs(pct); {
-	case a >= 10:
-		s = fmt.Sprintf("%.0f", pct)
-	case a >= 1:
-		s = fmt.Sprintf("%.1f", pct)
-	default:
-		s = fmt.Sprintf("%.2f", pct)
-	}
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	return s + "%"
 }
 
 // durationText formats a duration with two significant digits: 982.8µs is "980µs", 1.178ms

@@ -5,9 +5,6 @@ package stats
 
 import (
 	"fmt"
-	"io"
-	"sort"
-	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -92,78 +89,6 @@ func (ix *Index) Summary(k Key, variant string) (benchmath.Summary, bool) {
 	return assumption.Summary(s, Confidence), true
 }
 
-// Table is one unit's comparison across variants, the first of which is the baseline.
-type Table struct {
-	Unit     string
-	Variants []string
-	Rows     []Row
-}
-
-// Row is one benchmark of a Table.
-type Row struct {
-	Pkg, Name string
-	Cells     []string // per variant: "center ± ci"; then "vs base" for each non-baseline
-}
-
-// Tables builds one table per unit, rows in order of first appearance. variants[0] is the
-// baseline each other variant is compared to.
-func (ix *Index) Tables(variants []string) []Table {
-	byUnit := map[string]*Table{}
-	var units []string
-	for _, k := range ix.keys {
-		t := byUnit[k.Unit]
-		if t == nil {
-			t = &Table{Unit: k.Unit, Variants: variants}
-			byUnit[k.Unit] = t
-			units = append(units, k.Unit)
-		}
-		t.Rows = append(t.Rows, Row{Pkg: k.Pkg, Name: k.Name, Cells: ix.cells(k, variants)})
-	}
-	sort.SliceStable(units, func(i, j int) bool { return unitRank(units[i]) < unitRank(units[j]) })
-	var out []Table
-	for _, u := range units {
-		out = append(out, *byUnit[u])
-	}
-	return out
-}
-
-// unitRank orders the standard units first, as benchstat does, then custom metrics.
-func unitRank(unit string) int {
-	switch unit {
-	case "sec/op":
-		return 0
-	case "B/op":
-		return 1
-	case "allocs/op":
-		return 2
-	}
-	return 3
-}
-
-// cells formats one row: each variant's summary, then each non-baseline's delta to the baseline.
-func (ix *Index) cells(k Key, variants []string) []string {
-	var centers []float64
-	for _, v := range variants {
-		if s, ok := ix.Summary(k, v); ok {
-			centers = append(centers, s.Center)
-		}
-	}
-	scaler := benchunit.CommonScale(centers, benchunit.ClassOf(k.Unit))
-	var cells []string
-	for _, v := range variants {
-		s, ok := ix.Summary(k, v)
-		if !ok {
-			cells = append(cells, "—")
-			continue
-		}
-		cells = append(cells, fmt.Sprintf("%s ± %s", scaler.Format(s.Center), s.PctRangeString()))
-	}
-	for _, v := range variants[1:] {
-		cells = append(cells, ix.Delta(k, variants[0], v))
-	}
-	return cells
-}
-
 // Delta formats variant against base as benchstat does: "+1.23% (p=0.002 n=6)", with "~" in
 // place of the percentage when the difference is not significant; "—" when either has no value.
 func (ix *Index) Delta(k Key, base, variant string) string {
@@ -176,28 +101,4 @@ func (ix *Index) Delta(k Key, base, variant string) string {
 	c0 := assumption.Summary(s0, Confidence).Center
 	c1 := assumption.Summary(s1, Confidence).Center
 	return fmt.Sprintf("%s (%s)", cmp.FormatDelta(c0, c1), cmp)
-}
-
-// WriteMarkdown writes t as a Markdown table.
-func (t Table) WriteMarkdown(w io.Writer) {
-	head := append([]string{t.Unit}, t.Variants...)
-	for _, v := range t.Variants[1:] {
-		head = append(head, v+" vs "+t.Variants[0])
-	}
-	writeRow(w, head)
-	fmt.Fprintln(w, "|"+strings.Repeat(" --- |", len(head)))
-	for _, r := range t.Rows {
-		writeRow(w, append([]string{"`" + ShortPkg(r.Pkg) + "` " + r.Name}, r.Cells...))
-	}
-}
-
-func writeRow(w io.Writer, cells []string) {
-	fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
-}
-
-// ShortPkg is how the tables name a package: the harness's own workloads without the repository
-// prefix, sweet's benchmark drivers by their benchmark.
-func ShortPkg(pkg string) string {
-	pkg = strings.TrimPrefix(pkg, "timerlab/bench/")
-	return strings.TrimPrefix(pkg, "golang.org/x/benchmarks/sweet/benchmarks/")
 }

@@ -30,31 +30,51 @@ func runs(variant, name string, nsPerOp ...int) string {
 	return s
 }
 
-func TestTablesMarkSignificance(t *testing.T) {
+// TestTableMarksSignificance checks a table's rows: each variant's median ± interval, the change
+// from the baseline where the U-test finds it significant, "~" where not, and the geomean of a
+// unit's rows (heap: √(100 × 64.5) = 80.31, wheel: √(50 × 64.5) = 56.79).
+func TestTableMarksSignificance(t *testing.T) {
 	text := runs("heap", "Stop", 100, 101, 99, 100, 102, 98) + runs("wheel", "Stop", 50, 51, 49, 50, 52, 48) +
 		runs("heap", "Reset", 60, 70, 65, 61, 69, 64) + runs("wheel", "Reset", 62, 68, 66, 60, 70, 63)
-	tables := NewIndex(results(t, text)).Tables([]string{"heap", "wheel"})
-	if len(tables) != 1 || tables[0].Unit != "sec/op" || len(tables[0].Rows) != 2 {
-		t.Fatalf("tables %+v", tables)
-	}
-	stop, reset := tables[0].Rows[0], tables[0].Rows[1]
-	if stop.Cells[0] != "100.00n ± 2%" || !strings.HasPrefix(stop.Cells[2], "-50.00% (p=0.002 n=6)") {
-		t.Errorf("Stop row %q", stop.Cells)
-	}
-	if !strings.HasPrefix(reset.Cells[2], "~ (p=") {
-		t.Errorf("Reset row %q, want no significant change", reset.Cells)
-	}
+	ix := NewIndex(results(t, text))
 	var b strings.Builder
-	tables[0].WriteMarkdown(&b)
-	if !strings.Contains(b.String(), "| sec/op | heap | wheel | wheel vs heap |\n| --- | --- | --- | --- |\n") {
-		t.Errorf("markdown:\n%s", b.String())
+	Table{Keys: ix.Keys(), Variants: []string{"heap", "wheel"}}.Write(&b, ix)
+	for _, want := range []string{
+		"| benchmark | unit | heap | wheel |\n| --- | --- | --- | --- |\n",
+		"| Stop-2 | sec/op | 100.00n ± 2% | 50.00n ± 4% -50% (p=0.002) |\n",
+		"| Reset-2 | sec/op | 64.50n ± 9% | 64.50n ± 9% ~ |\n",
+		"| geomean | sec/op | 80.31n | 56.79n -29% |\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 
-func TestMissingVariantIsDash(t *testing.T) {
-	ix := NewIndex(results(t, runs("heap", "Stop", 1, 2, 3)))
-	row := ix.Tables([]string{"heap", "wheel"})[0].Rows[0]
-	if row.Cells[1] != "—" || row.Cells[2] != "—" {
-		t.Errorf("row %q, want dashes for wheel", row.Cells)
+// TestTableOrdersUnits checks that the standard units come first and that Qualify names the
+// package, and a variant without a value shows a dash.
+func TestTableOrdersUnits(t *testing.T) {
+	text := "variant: heap\npkg: time\nBenchmarkStop-2 1000 5 custom/op 100 ns/op 8 B/op\n"
+	ix := NewIndex(results(t, text))
+	var b strings.Builder
+	Table{Keys: ix.Keys(), Variants: []string{"heap", "wheel"}, Qualify: true}.Write(&b, ix)
+	want := "| `time` Stop-2 | sec/op | 100.0n ± ∞ | — |\n| `time` Stop-2 | B/op | 8.000 ± ∞ | — |\n" +
+		"| `time` Stop-2 | custom/op | 5.000 ± ∞ | — |\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant the rows\n%s", b.String(), want)
+	}
+}
+
+// TestDeltaText checks the digits of a change in percent.
+func TestDeltaText(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{DeltaText(100, 77.4), "-23%"},
+		{DeltaText(100, 103.24), "+3.2%"},
+		{DeltaText(99.75, 99.46), "-0.29%"},
+		{DeltaText(5, 5), "0%"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
 	}
 }
