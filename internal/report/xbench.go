@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"timerlab/internal/lab"
+	"timerlab/internal/results"
 	"timerlab/internal/stats"
-	"timerlab/internal/xbench"
 )
 
 // xbenchUnits are the figures the golang.org/x/benchmarks section leads with, in this order: time
@@ -67,7 +67,7 @@ func (r *Report) writeXBench(b *bytes.Buffer) {
 	}
 	b.WriteString("## golang.org/x/benchmarks\n\n")
 	tools := "sweet and bent"
-	if pin, err := xbench.ReadRecord(x.Dir); err == nil {
+	if pin, err := results.ReadXBenchPin(x.Dir); err == nil {
 		tools = fmt.Sprintf("sweet and bent of %s@%s (xbench.conf)", pin.Module, pin.Version)
 	}
 	if x != r {
@@ -90,8 +90,10 @@ func (r *Report) writeXBench(b *bytes.Buffer) {
 			"load generator run at GOMAXPROCS = %d here (sweet gives each a quarter of the machine's, at least 1): "+
 			"timers moving between Ps need more cores than that.\n\n", max(1, x.Env.GOMAXPROCS/4))
 	}
-	if slices.Contains(sets, "sweet-controls") {
-		b.WriteString("`sweet-controls`: " + xbench.AssetsNote + ".\n\n")
+	for _, name := range sets {
+		if note := x.set(name).Note; note != "" {
+			fmt.Fprintf(b, "`%s`: %s.\n\n", name, note)
+		}
 	}
 	for _, name := range sets {
 		x.writeSetTables(b, "###", x.set(name), xbenchRank)

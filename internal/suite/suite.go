@@ -82,6 +82,9 @@ type Set struct {
 	// before they start; "" for the binary's own.
 	CPU   string
 	About string // one line for the report
+	// Note is what the report says of the set's results before its tables, if anything: how
+	// they were made, where that limits what they compare.
+	Note string
 	// Sweep marks a set that the timer slack policy changes the figures of: the alias rows of
 	// variants.conf (one toolchain at several GODEBUG settings) run on such sets only, unless
 	// timerlab bench --sweep-sets says otherwise.

@@ -28,7 +28,10 @@ func xbenchSets() []Set {
 				{Name: "gopher-lua", Pkg: sweetPkg + "gopher-lua", Expect: []string{"GopherLuaKNucleotide"}},
 				{Name: "markdown", Pkg: sweetPkg + "markdown", Expect: []string{"MarkdownRenderXHTML"}},
 			},
-			About: "sweet's gopher-lua and markdown, timer-free controls, on stand-in assets made by timerlab"}),
+			About: "sweet's gopher-lua and markdown, timer-free controls, on stand-in assets made by timerlab",
+			Note: "gopher-lua and markdown ran on stand-in assets that timerlab makes " +
+				"(internal/xbench: a k-nucleotide in Lua of its own over 2 MB of generated DNA, 16 MB of generated " +
+				"Markdown), not on sweet's: their figures compare the variants within this run only"}),
 		xbenchSet(Set{Name: "bent", Tool: Bent,
 			XBench: []XBench{
 				{Name: "k8s_workqueue-DelayingQueue_AddAfter", Suite: "k8s_workqueue", Pkg: "k8s.io/client-go/util/workqueue",

@@ -11,11 +11,7 @@ import (
 // sets run, etcd needs none; gopher-lua and markdown get the stand-ins below, made here from a
 // fixed seed, so that every run of one timerlab version reads the same bytes. They are not sweet's
 // assets: their figures compare the variants within one run, not with sweet's published numbers.
-
-// AssetsNote says so, for the report.
-const AssetsNote = "gopher-lua and markdown ran on stand-in assets that timerlab makes " +
-	"(internal/xbench: a k-nucleotide in Lua of its own over 2 MB of generated DNA, 16 MB of generated Markdown), " +
-	"not on sweet's: their figures compare the variants within this run only"
+// The sweet-controls set's Note (internal/suite) says so in the report.
 
 // kNucleotideLua is a k-nucleotide program written for timerlab, with the two functions sweet's
 // gopher-lua driver calls: frequency(seq, k) and count(seq, fragment).

@@ -26,8 +26,8 @@ func set(t *testing.T, name string) suite.Set {
 	return s
 }
 
-// results parses Go benchmark output into "pkg name" -> units, tidied as benchstat does.
-func results(t *testing.T, output []byte) map[string][]string {
+// parseResults parses Go benchmark output into "pkg name" -> units, tidied as benchstat does.
+func parseResults(t *testing.T, output []byte) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	r := benchfmt.NewReader(bytes.NewReader(output), "output")
@@ -65,7 +65,7 @@ func TestSweetResults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.set, err)
 		}
-		got := results(t, out)
+		got := parseResults(t, out)
 		if len(got) != len(tc.want) {
 			t.Errorf("%s: results %v, want %d", tc.set, got, len(tc.want))
 		}
@@ -116,7 +116,7 @@ func TestBentResults(t *testing.T) {
 		if err := BentResults(out, bent); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
-		got := results(t, out)
+		got := parseResults(t, out)
 		if len(got) != len(bent.XBench) {
 			t.Errorf("%s: %d results, want one per benchmark of the set: %v", f, len(got), got)
 		}

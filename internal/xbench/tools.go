@@ -16,6 +16,7 @@ import (
 
 	"timerlab/internal/atomicfile"
 	"timerlab/internal/lab"
+	"timerlab/internal/results"
 )
 
 // The environment variables that name local checkouts, for machines whose module proxy refuses
@@ -374,44 +375,24 @@ func lastLine(s string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// recordFile records, in a results directory, the pin of the sweet and bent its cells ran with.
-const recordFile = "xbench.json"
-
-// Record records in the results directory dir the pin of tools, unless it is recorded there
-// already; a directory whose cells ran with another pin is refused (their figures would not
-// compare), before anything is written. With write false it only checks.
+// Record records in the results directory dir the pin of tools (results.WriteXBenchPin), unless it
+// is recorded there already; a directory whose cells ran with another pin is refused (their
+// figures would not compare), before anything is written. With write false it only checks.
 func Record(dir string, tools *Tools, write bool) error {
-	have, err := ReadRecord(dir)
+	have, err := results.ReadXBenchPin(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !write {
 			return nil
 		}
-		data, err := json.MarshalIndent(tools.Pin, "", "  ")
-		if err != nil {
-			return err
-		}
-		return atomicfile.WriteFile(filepath.Join(dir, recordFile), append(data, '\n'))
+		return results.WriteXBenchPin(dir, results.XBenchPin(tools.Pin))
 	}
 	if err != nil {
 		return err
 	}
-	if have != tools.Pin {
+	if Pin(have) != tools.Pin {
 		return fmt.Errorf("%s: its sweet and bent cells ran with %s@%s and etcd %s, these tools are %s@%s and etcd %s: "+
 			"use another --out or remove it", dir, have.Module, have.Version, have.EtcdVersion, tools.Pin.Module,
 			tools.Pin.Version, tools.Pin.EtcdVersion)
 	}
 	return nil
-}
-
-// ReadRecord returns the pin recorded in the results directory dir.
-func ReadRecord(dir string) (Pin, error) {
-	var p Pin
-	data, err := os.ReadFile(filepath.Join(dir, recordFile))
-	if err != nil {
-		return p, err
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return p, fmt.Errorf("%s: %v", filepath.Join(dir, recordFile), err)
-	}
-	return p, nil
 }
