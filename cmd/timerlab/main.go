@@ -20,6 +20,7 @@ import (
 	"timerlab/internal/instr"
 	"timerlab/internal/lab"
 	"timerlab/internal/report"
+	"timerlab/internal/selection"
 	"timerlab/internal/verify"
 	"timerlab/internal/xbench"
 )
@@ -252,14 +253,14 @@ func benchCmd(ctx context.Context, args []string) error {
 		Timeout: *timeout, BuildOnly: *buildOnly, Log: os.Stderr}, *out)
 }
 
-// benchHelp lists what bench -h says after its flags (experiment.Help): the sets, the variants.
+// benchHelp lists what bench -h says after its flags (selection.Help): the sets, the variants.
 func benchHelp(w io.Writer) {
 	l, err := checkout()
 	var vs []lab.Variant
 	if err == nil {
 		vs, err = l.ReadVariants()
 	}
-	experiment.Help(w, vs, err)
+	selection.Help(w, vs, err)
 }
 
 // matrixFlags returns the flags set on fs that shape a matrix or build one (all but --out,

@@ -11,6 +11,7 @@ import (
 
 	"timerlab/internal/atomicfile"
 	"timerlab/internal/lab"
+	"timerlab/internal/selection"
 	"timerlab/internal/toolchain"
 )
 
@@ -92,14 +93,14 @@ func encode(doc any) ([]byte, error) {
 }
 
 // WriteFor writes both files for the variants of the layout that names selects (none: all but the
-// null floor, whose AfterFunc timers never fire: lab.SelectTimerSets) into dir (empty: the
+// null floor, whose AfterFunc timers never fire: selection.TimerVariants) into dir (empty: the
 // layout's results directory), and returns their paths.
 func WriteFor(l lab.Layout, names []string, dir string, profile bool) ([]string, error) {
 	all, err := l.ReadVariants()
 	if err != nil {
 		return nil, err
 	}
-	vs, err := lab.SelectTimerSets(all, names)
+	vs, err := selection.TimerVariants(all, names)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 // Package experiment runs a matrix of variants × benchmark sets × rounds into a results directory,
-// as timerlab bench asks: it selects the variants and sets, restricts the aliases to their sweep
-// sets and the null floor to the floor sets, opens the toolchains (and sweet and bent where a set
+// as timerlab bench asks: it takes the variants and sets that internal/selection chooses, opens the
+// toolchains (and sweet and bent where a set
 // needs them), checks that a directory being resumed was started with the same binaries on the
 // same machine, records the build and the environment, runs the cells not done yet with the
 // executor of each set's tool, and assembles each variant's raw file. Two modes split a matrix across machines: BuildOnly builds the test binaries
@@ -17,7 +17,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
 	"timerlab/internal/results"
+	"timerlab/internal/selection"
 	"timerlab/internal/suite"
 	"timerlab/internal/toolchain"
 	"timerlab/internal/xbench"
@@ -48,7 +48,7 @@ type Options struct {
 // DefaultOut is where the matrix of sets goes unless the command names a directory: the layout's
 // results directory of the mode, or, for sets of golang.org/x/benchmarks alone, their own.
 func DefaultOut(l lab.Layout, quick bool, sets []string) string {
-	if s, err := selectSets(suite.Sets(quick), sets); err == nil && len(s) == len(xbenchSets(s)) {
+	if s, err := selection.Sets(quick, sets); err == nil && len(s) == len(selection.XBench(s)) {
 		return l.XBenchResults()
 	}
 	return l.Results(quick)
@@ -65,7 +65,7 @@ type experiment struct {
 	prebuilt  *results.Build
 	buildOnly bool
 	sets      []suite.Set
-	only      map[string][]string // restricted variant (planRestricted) -> the sets it runs (matrix.Spec.Only)
+	only      map[string][]string // restricted variant -> the sets it runs (selection.Matrix.Only)
 	// tools are sweet and bent, when a set of golang.org/x/benchmarks is selected; nil otherwise.
 	tools *xbench.Tools
 	// valgrind counts the instructions of a matrix of count sets (Instr); nil for one of timings.
@@ -114,8 +114,12 @@ func Prebuilt(ctx context.Context, l lab.Layout, out string, timeout time.Durati
 		return fmt.Errorf("--prebuilt: %v (timerlab bench --build-only records it where the toolchains are)", err)
 	}
 	e := &experiment{layout: l, quick: spec.Quick, prebuilt: &build, only: spec.Only, log: orDiscard(log)}
-	if e.variants, err = readVariants(l, spec.Variants); err != nil {
+	all, err := l.ReadVariants()
+	if err != nil {
 		return err
+	}
+	if e.variants, err = selection.Variants(all, spec.Variants); err != nil {
+		return fmt.Errorf("--prebuilt: %s/matrix.json: %v", out, err)
 	}
 	for _, v := range e.variants {
 		info, ok := build.Toolchain(v.Name)
@@ -124,44 +128,38 @@ func Prebuilt(ctx context.Context, l lab.Layout, out string, timeout time.Durati
 				"run from a checkout of the commit that built it", v.Name, v.Godebug, out, info.GODEBUG)
 		}
 	}
-	if e.sets, err = selectSets(suite.Sets(spec.Quick), spec.Sets); err != nil {
-		return err
+	if e.sets, err = selection.Sets(spec.Quick, spec.Sets); err != nil {
+		return fmt.Errorf("--prebuilt: %s/matrix.json: %v", out, err)
 	}
-	if xb := xbenchSets(e.sets); len(xb) > 0 {
+	if xb := selection.XBench(e.sets); len(xb) > 0 {
 		return fmt.Errorf("--prebuilt: %s: sweet and bent build and run in one step, where the toolchains are",
 			strings.Join(xb, ", "))
 	}
 	return e.run(ctx, out, spec, timeout)
 }
 
-// plan selects the matrix's variants and sets, restricts the aliases to their sweep sets and the
-// null floor to the floor sets (planRestricted), and opens the variants' toolchains, and sweet and
-// bent if a set needs them.
+// plan chooses the matrix's variants and sets (selection.Choose), and opens the variants'
+// toolchains, and sweet and bent if a set needs them.
 func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
-	vs, err := readVariants(l, o.Variants)
+	all, err := l.ReadVariants()
 	if err != nil {
 		return nil, err
 	}
-	e := &experiment{layout: l, quick: o.Quick, buildOnly: o.BuildOnly, log: orDiscard(o.Log)}
-	all := suite.Sets(o.Quick)
-	if e.sets, err = selectSets(all, o.Sets); err != nil {
+	m, err := selection.Choose(all, selection.Request{Quick: o.Quick, Variants: o.Variants, Sets: o.Sets,
+		SweepSets: o.SweepSets}, orDiscard(o.Log))
+	if err != nil {
 		return nil, err
 	}
-	if xb := xbenchSets(e.sets); o.BuildOnly && len(xb) > 0 {
+	e := &experiment{layout: l, quick: o.Quick, buildOnly: o.BuildOnly, log: orDiscard(o.Log),
+		variants: m.Variants, sets: m.Sets, only: m.Only}
+	if xb := selection.XBench(e.sets); o.BuildOnly && len(xb) > 0 {
 		return nil, fmt.Errorf("--build-only: %s: sweet and bent build and run in one step, where the toolchains are",
 			strings.Join(xb, ", "))
-	}
-	sweep, err := sweepSets(all, o.SweepSets)
-	if err != nil {
-		return nil, err
-	}
-	if e.variants, e.only = planRestricted(vs, e.sets, sweep, suite.FloorSets(all), e.log); len(e.variants) == 0 {
-		return nil, errors.New("no variant left to run")
 	}
 	if e.toolchains, err = OpenToolchains(l, e.variants); err != nil {
 		return nil, err
 	}
-	if len(xbenchSets(e.sets)) > 0 {
+	if len(selection.XBench(e.sets)) > 0 {
 		if e.tools, err = xbench.Open(ctx, l); err != nil {
 			return nil, err
 		}
@@ -176,16 +174,6 @@ func orDiscard(w io.Writer) io.Writer {
 	return w
 }
 
-// readVariants returns the variants of the checkout's variants.conf that names selects, in its
-// order (none: all of them).
-func readVariants(l lab.Layout, names []string) ([]lab.Variant, error) {
-	all, err := l.ReadVariants()
-	if err != nil {
-		return nil, err
-	}
-	return lab.Select(all, names)
-}
-
 // OpenToolchains opens the toolchain of every variant of vs, in its order; the error names every
 // missing one.
 func OpenToolchains(l lab.Layout, vs []lab.Variant) ([]*toolchain.Toolchain, error) {
@@ -198,134 +186,10 @@ func OpenToolchains(l lab.Layout, vs []lab.Variant) ([]*toolchain.Toolchain, err
 	return tcs, errors.Join(errs...)
 }
 
-// xbenchSets returns the names of the sets among sets that sweet or bent run.
-func xbenchSets(sets []suite.Set) []string {
-	var names []string
-	for _, s := range sets {
-		if s.Tool != suite.GoTest {
-			names = append(names, s.Name)
-		}
-	}
-	return names
-}
-
-// sweepSets returns the sets alias variants run on, from --sweep-sets: the sets marked Sweep when
-// list is empty, every set of the mode for "all", else the sets list names.
-func sweepSets(all []suite.Set, list []string) ([]string, error) {
-	switch {
-	case len(list) == 0:
-		return suite.SweepSets(all), nil
-	case len(list) == 1 && list[0] == "all":
-		return setNames(all), nil
-	}
-	for _, n := range list {
-		if _, ok := suite.Find(all, n); !ok {
-			return nil, fmt.Errorf("--sweep-sets: unknown benchmark set %q (known: %s)", n, strings.Join(setNames(all), " "))
-		}
-	}
-	return list, nil
-}
-
-// planRestricted restricts the variants that run only some sets: every alias among vs to the
-// selected sets that sweep names, and the null floor (lab.Variant.Null), whose AfterFunc timers
-// never fire, to the selected sets that floor names. It returns the variants that have a set left
-// to run, and the restriction of each restricted one as matrix.Spec.Only wants it (nil when vs
-// has none); a variant left with no set is dropped, with a line on log.
-func planRestricted(vs []lab.Variant, sets []suite.Set, sweep, floor []string, log io.Writer) ([]lab.Variant, map[string][]string) {
-	var kept []lab.Variant
-	only := map[string][]string{}
-	for _, v := range vs {
-		var allowed []string
-		var left string
-		switch {
-		case v.Null():
-			allowed = floor
-			left = fmt.Sprintf("%s (the null floor: its AfterFunc timers never fire)", v.Name)
-		case v.IsAlias():
-			allowed = sweep
-			left = fmt.Sprintf("%s (an alias of %s)", v.Name, v.Toolchain)
-		default:
-			kept = append(kept, v)
-			continue
-		}
-		var runs []string // the selected sets v runs
-		for _, s := range sets {
-			if slices.Contains(allowed, s.Name) {
-				runs = append(runs, s.Name)
-			}
-		}
-		if len(runs) == 0 {
-			fmt.Fprintf(log, "timerlab: %s runs only on the sets %s, none of them selected: left out", left,
-				strings.Join(allowed, ","))
-			if v.IsAlias() {
-				fmt.Fprint(log, " (--sweep-sets all runs it on every set)")
-			}
-			fmt.Fprintln(log)
-			continue
-		}
-		kept = append(kept, v)
-		only[v.Name] = runs
-	}
-	if len(only) == 0 {
-		return kept, nil
-	}
-	return kept, only
-}
-
-// selectSets returns the sets named (for none, all but those that run only when named; for
-// "headline", suite.HeadlineSets of the mode), checked to be runnable and to share no benchmark.
-func selectSets(all []suite.Set, names []string) ([]suite.Set, error) {
-	if len(names) == 0 {
-		names = setNames(suite.Default(all))
-	}
-	var expanded []string
-	for _, n := range names {
-		if n != suite.HeadlineGroup {
-			expanded = append(expanded, n)
-			continue
-		}
-		for _, h := range suite.HeadlineSets {
-			if _, ok := suite.Find(all, h); ok {
-				expanded = append(expanded, h)
-			}
-		}
-	}
-	var out []suite.Set
-	for _, n := range expanded {
-		s, ok := suite.Find(all, n)
-		if !ok {
-			return nil, fmt.Errorf("unknown benchmark set %q (known: %s, and %s for %s)", n,
-				strings.Join(setNames(all), " "), suite.HeadlineGroup, strings.Join(suite.HeadlineSets, ","))
-		}
-		if err := s.Validate(); err != nil {
-			return nil, err
-		}
-		if _, dup := suite.Find(out, n); dup {
-			return nil, fmt.Errorf("benchmark set %q named twice: its samples would count twice", n)
-		}
-		for _, o := range out {
-			if e, ok := suite.Overlap(o, s); ok {
-				return nil, fmt.Errorf("benchmark sets %s and %s both run Benchmark%s of %s: name one of them",
-					o.Name, n, e.Bench, e.Pkg)
-			}
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-func setNames(sets []suite.Set) []string {
-	var names []string
-	for _, s := range sets {
-		names = append(names, s.Name)
-	}
-	return names
-}
-
 func (e *experiment) spec(rounds, count int) matrix.Spec {
 	s := matrix.Spec{Quick: e.quick, Rounds: rounds, Count: count, Only: e.only}
 	s.Variants = lab.Names(e.variants)
-	s.Sets = setNames(e.sets)
+	s.Sets = selection.Names(e.sets)
 	return s
 }
 

@@ -4,16 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"timerlab/internal/lab"
 	"timerlab/internal/labtest"
-	"timerlab/internal/matrix"
 	"timerlab/internal/results"
-	"timerlab/internal/suite"
 )
 
 // quick is the one-set quick matrix the tests run: context's WithTimeout, one round.
@@ -162,107 +159,6 @@ func TestBenchUnknownSet(t *testing.T) {
 	}
 }
 
-// TestRestrictedVariants checks the rules that keep the slack sweep cheap and the null floor
-// runnable: alias variants run on the sets marked Sweep (wakeups) unless --sweep-sets says
-// otherwise, the null floor on the sets marked Floor (floor) whatever --sweep-sets says, and a
-// restricted variant with no such set selected is left out; variants with a toolchain of their own
-// run every set.
-func TestRestrictedVariants(t *testing.T) {
-	vs := []lab.Variant{{Name: "heap", Toolchain: "heap"}, {Name: "slack", Toolchain: "slack"},
-		{Name: "slack-1ms", Toolchain: "slack"}, {Name: "null", Toolchain: "null", Goexp: lab.NullExperiment}}
-	full := suite.Sets(false)
-	spec := func(sets []suite.Set, sweepList ...string) (matrix.Spec, string) {
-		t.Helper()
-		sweep, err := sweepSets(full, sweepList)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var log strings.Builder
-		kept, only := planRestricted(vs, sets, sweep, suite.FloorSets(full), &log)
-		e := &experiment{sets: sets, only: only, variants: kept}
-		return e.spec(6, 1), log.String()
-	}
-	s, _ := spec(full)
-	if !reflect.DeepEqual(s.Only, map[string][]string{"slack-1ms": {"wakeups"}, "null": {"floor"}}) {
-		t.Errorf("default Only = %v, want slack-1ms on wakeups alone, null on floor alone", s.Only)
-	}
-	perSet := map[string]map[string]int{"slack-1ms": {}, "null": {}, "heap": {}}
-	for _, c := range s.Cells() {
-		if c.Kind == matrix.Run && perSet[c.Variant] != nil {
-			perSet[c.Variant][c.Set]++
-		}
-	}
-	if !reflect.DeepEqual(perSet["slack-1ms"], map[string]int{"wakeups": 6}) ||
-		!reflect.DeepEqual(perSet["null"], map[string]int{"floor": 6}) || perSet["heap"]["floor"] != 6 ||
-		len(perSet["heap"]) != len(full) {
-		t.Errorf("run cells per variant and set %v, want 6 rounds of wakeups for slack-1ms, of floor for null, "+
-			"of every set for heap", perSet)
-	}
-	timers, _ := suite.Find(full, "timers")
-	s, log := spec([]suite.Set{timers})
-	if !slices.Equal(s.Variants, []string{"heap", "slack"}) || s.Only != nil ||
-		!strings.Contains(log, "slack-1ms (an alias of slack) runs only on the sets wakeups, none of them selected") ||
-		!strings.Contains(log, "null (the null floor: its AfterFunc timers never fire) runs only on the sets floor, none") {
-		t.Errorf("timers alone: variants %v, Only %v, log %q; want slack-1ms and null left out, said so", s.Variants, s.Only, log)
-	}
-	if s, _ := spec(full, "all"); !slices.Equal(s.Only["slack-1ms"], s.Sets) || !slices.Equal(s.Only["null"], []string{"floor"}) ||
-		len(s.Variants) != 4 {
-		t.Errorf("--sweep-sets all: variants %v, Only %v; want every variant on every set, but null on floor", s.Variants, s.Only)
-	}
-	if s, _ := spec(full, "timers", "wakeups"); !reflect.DeepEqual(s.Only["slack-1ms"], []string{"timers", "wakeups"}) {
-		t.Errorf("--sweep-sets timers,wakeups: Only %v", s.Only)
-	}
-	if _, err := sweepSets(full, []string{"nosuch"}); err == nil || !strings.Contains(err.Error(), "nosuch") {
-		t.Errorf("--sweep-sets nosuch: %v", err)
-	}
-}
-
-// TestSelectSetsRejectsDuplicates checks that a set named twice is refused: each of its rounds
-// would be counted twice, narrowing the intervals and the p-values.
-func TestSelectSetsRejectsDuplicates(t *testing.T) {
-	all := suite.Sets(true)
-	if _, err := selectSets(all, []string{"timers", "deadline"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := selectSets(all, []string{"timers", "deadline", "timers"}); err == nil || !strings.Contains(err.Error(), "twice") {
-		t.Errorf("selectSets with timers twice: %v", err)
-	}
-}
-
-// TestHeadlineSets checks the group "headline": the sets of the first answer, std-time's operations
-// where the full matrix's std-time would be, and in the quick matrix, which has no such set, the
-// others; and that a set sharing benchmarks with another is refused beside it.
-func TestHeadlineSets(t *testing.T) {
-	sets, err := selectSets(suite.Sets(false), []string{"headline"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := setNames(sets); !slices.Equal(got, []string{"std-time-ops", "timers", "deadline", "wakeups"}) {
-		t.Errorf("headline sets %v", got)
-	}
-	if sets, err := selectSets(suite.Sets(true), []string{"headline"}); err != nil ||
-		!slices.Equal(setNames(sets), []string{"timers", "deadline", "wakeups"}) {
-		t.Errorf("quick headline sets %v, %v", setNames(sets), err)
-	}
-	for _, def := range suite.Default(suite.Sets(false)) {
-		if def.Name == "std-time-ops" || def.Name == "std-time-latency" {
-			t.Errorf("%s runs by default beside std-time", def.Name)
-		}
-	}
-	_, err = selectSets(suite.Sets(false), []string{"std-time-latency", "std-time"})
-	if err == nil || !strings.Contains(err.Error(), "both run BenchmarkParallelTimerLatency of time") {
-		t.Errorf("std-time with std-time-latency: %v", err)
-	}
-	if sets, err := selectSets(suite.Sets(false), []string{"std-time-ops", "std-time-latency"}); err != nil ||
-		!slices.Equal(sets[1].Expect, []string{"ParallelTimerLatency", "StaggeredTickerLatency"}) {
-		t.Errorf("std-time-ops with std-time-latency: %v", err)
-	}
-	_, err = selectSets(suite.Sets(false), []string{"std-time", "std-time-ops"})
-	if err == nil || !strings.Contains(err.Error(), "std-time and std-time-ops both run BenchmarkStop of time") {
-		t.Errorf("std-time with std-time-ops: %v", err)
-	}
-}
-
 // TestDefaultOut checks where a matrix goes unless told: the results of its mode, or results-xbench
 // for the sets of golang.org/x/benchmarks alone.
 func TestDefaultOut(t *testing.T) {
@@ -283,21 +179,14 @@ func TestDefaultOut(t *testing.T) {
 	}
 }
 
-// TestXBenchSetsNeedTools checks that the sets of golang.org/x/benchmarks run only when named, and
-// that naming one without sweet and bent installed gets one line saying how to install them,
+// TestXBenchSetsNeedTools checks that naming a set of golang.org/x/benchmarks without sweet and bent
+// installed gets one line saying how to install them,
 // before anything is written; BuildOnly and Prebuilt refuse them (sweet and bent build and run in
 // one step).
 func TestXBenchSetsNeedTools(t *testing.T) {
-	sets, err := selectSets(suite.Sets(false), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if xb := xbenchSets(sets); len(xb) > 0 {
-		t.Errorf("the default sets hold %v", xb)
-	}
 	build := labtest.FakeBuild(t, "heap", "upstream")
 	l, out := checkout(t), filepath.Join(build, "results")
-	err = Bench(t.Context(), l, Options{Variants: []string{"heap", "upstream"}, Sets: []string{"std-context", "sweet-etcd"}}, out)
+	err := Bench(t.Context(), l, Options{Variants: []string{"heap", "upstream"}, Sets: []string{"std-context", "sweet-etcd"}}, out)
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "timerlab xbench") {
 		t.Errorf("sweet-etcd without sweet: %v, want one line pointing to timerlab xbench", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"timerlab/internal/instr"
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
+	"timerlab/internal/selection"
 )
 
 // InstrOptions are what timerlab instr's flags select: the instructions per op of some benchmarks
@@ -58,7 +59,7 @@ func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error 
 	if err != nil {
 		return err
 	}
-	vs, err := lab.SelectTimerSets(all, o.Variants)
+	vs, err := selection.TimerVariants(all, o.Variants)
 	if err != nil {
 		return err
 	}

@@ -258,45 +258,6 @@ func (v Variant) Null() bool {
 	return IsNull(v.Goexp)
 }
 
-// Select returns the variants named in names, in the order of names; empty names selects all.
-func Select(all []Variant, names []string) ([]Variant, error) {
-	if len(names) == 0 {
-		return all, nil
-	}
-	var out []Variant
-	for _, n := range names {
-		i := indexOf(all, n)
-		if i < 0 {
-			return nil, fmt.Errorf("unknown variant %q (known: %s)", n, strings.Join(Names(all), " "))
-		}
-		if indexOf(out, n) >= 0 {
-			return nil, fmt.Errorf("variant %q named twice: its samples would count twice", n)
-		}
-		out = append(out, all[i])
-	}
-	return out, nil
-}
-
-// SelectTimerSets is Select for a command whose benchmarks need AfterFunc timers to fire (sweet,
-// bent, instruction counts): it leaves the null floor (Variant.Null) out of the default selection,
-// and refuses it when names names it.
-func SelectTimerSets(all []Variant, names []string) ([]Variant, error) {
-	vs, err := Select(all, names)
-	if err != nil {
-		return nil, err
-	}
-	var out []Variant
-	for _, v := range vs {
-		if !v.Null() {
-			out = append(out, v)
-		} else if len(names) > 0 {
-			return nil, fmt.Errorf("variant %s is the null floor, whose AfterFunc timers never fire: "+
-				"only timerlab bench's floor sets run it", v.Name)
-		}
-	}
-	return out, nil
-}
-
 // Names returns the variants' names, in order.
 func Names(vs []Variant) []string {
 	var names []string

@@ -17,6 +17,7 @@ import (
 	"timerlab/internal/plots"
 	"timerlab/internal/profiles"
 	"timerlab/internal/results"
+	"timerlab/internal/selection"
 	"timerlab/internal/stats"
 	"timerlab/internal/suite"
 )
@@ -271,7 +272,7 @@ func (r *Report) matrixName() string {
 	switch {
 	case r.Env.Mode == "quick":
 		return "A quick matrix"
-	case slices.Equal(r.Spec.Sets, suite.HeadlineSets):
+	case slices.Equal(r.Spec.Sets, selection.HeadlineSets):
 		return "The first answer's matrix (make: the headline sets)"
 	case r.ranEverySet():
 		return "A full matrix"
@@ -281,7 +282,7 @@ func (r *Report) matrixName() string {
 
 // ranEverySet reports whether the matrix ran every set a full matrix runs when none is named.
 func (r *Report) ranEverySet() bool {
-	for _, s := range suite.Default(suite.Sets(false)) {
+	for _, s := range selection.Default(suite.Sets(false)) {
 		if !slices.Contains(r.Spec.Sets, s.Name) {
 			return false
 		}

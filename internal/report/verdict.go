@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"timerlab/internal/lab"
+	"timerlab/internal/selection"
 	"timerlab/internal/stats"
 	"timerlab/internal/suite"
 )
@@ -62,7 +63,7 @@ func (r *Report) writeVerdict(b *bytes.Buffer) {
 	}
 	if len(rows) == 0 || len(vs) == 0 {
 		fmt.Fprintf(b, "No verdict: the matrix measured no headline figure (the sets %s hold them) with %s and another "+
-			"variant.\n\n", strings.Join(suite.HeadlineSets, ", "), lab.Baseline)
+			"variant.\n\n", strings.Join(selection.HeadlineSets, ", "), lab.Baseline)
 		return
 	}
 	fmt.Fprintf(b, "Each variant against %[1]s on the figures the comparison rests on, every one better lower. A cell "+

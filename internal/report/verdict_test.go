@@ -12,6 +12,7 @@ import (
 
 	"timerlab/internal/matrix"
 	"timerlab/internal/results"
+	"timerlab/internal/selection"
 	"timerlab/internal/suite"
 )
 
@@ -200,7 +201,7 @@ func TestFormats(t *testing.T) {
 // are not called a full matrix, nor is a matrix of one set.
 func TestMatrixName(t *testing.T) {
 	var every []string
-	for _, s := range suite.Default(suite.Sets(false)) {
+	for _, s := range selection.Default(suite.Sets(false)) {
 		every = append(every, s.Name)
 	}
 	for _, tc := range []struct {
@@ -209,7 +210,7 @@ func TestMatrixName(t *testing.T) {
 		want string
 	}{
 		{"quick", []string{"std-time", "timers"}, "A quick matrix"},
-		{"full", suite.HeadlineSets, "The first answer's matrix (make: the headline sets)"},
+		{"full", selection.HeadlineSets, "The first answer's matrix (make: the headline sets)"},
 		{"full", every, "A full matrix"},
 		{"full", append(slices.Clone(every), "sweet-etcd"), "A full matrix"},
 		{"full", []string{"timers"}, "A matrix"},

@@ -13,7 +13,7 @@ var StdTime = Workload{Name: "std-time", Pkg: "time", From: Std,
 			return sets
 		}
 		// The operations alone, without the latency benchmarks (whose eleven sub-benchmarks take
-		// most of std-time's time): the std-time of the first answer (HeadlineSets). It runs only
+		// most of std-time's time): the std-time of the first answer (selection.HeadlineSets). It runs only
 		// when named, and never with std-time, whose benchmarks it repeats.
 		// The latency benchmarks alone, the ones that show cross-P wakeups, at half the default
 		// benchtime: about 10 s a cell, so that 4 variants × 6 rounds fit the few minutes a 16-core

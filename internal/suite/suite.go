@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -68,7 +67,7 @@ type Set struct {
 	XBench []XBench
 	// OptIn marks a set that runs only when named (timerlab bench --sets): the sets of
 	// golang.org/x/benchmarks, which need sweet and bent installed (timerlab xbench) and hours, and
-	// std-time-ops, a part of std-time for the first answer (HeadlineSets).
+	// std-time-ops, a part of std-time for the first answer (selection.HeadlineSets).
 	OptIn bool
 	// Expect lists the top-level benchmarks (without the Benchmark prefix) the set runs, the first
 	// level of its -test.bench pattern (Pattern). Ones a toolchain's package lacks are reported when
@@ -212,17 +211,6 @@ func (s Set) Validate() error {
 	return nil
 }
 
-// Default returns the sets that run when none is named: all but the OptIn ones.
-func Default(sets []Set) []Set {
-	var out []Set
-	for _, s := range sets {
-		if !s.OptIn {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // Sets returns the benchmark sets of the full or the quick matrix, in the order they are run: the
 // sets of each workload of Workloads in turn. The full matrix also knows the OptIn sets of
 // golang.org/x/benchmarks, which run only when named.
@@ -232,48 +220,6 @@ func Sets(quick bool) []Set {
 		out = append(out, w.Sets(quick)...)
 	}
 	return out
-}
-
-// HeadlineGroup is the name timerlab bench --sets takes for HeadlineSets.
-const HeadlineGroup = "headline"
-
-// HeadlineSets are the sets of the first answer, make's default matrix: those that hold the
-// figures the report's verdict leads with (Workload.Headlines), at the least cost: std-time's
-// single operations without its latency sweeps, the timers against N, deadline churn and the
-// wakeups. Left to the full matrix: the rest of std-time, timers-gcoff, firing, the loopback
-// servers, and the tickers on one P.
-var HeadlineSets = []string{"std-time-ops", "timers", "deadline", "wakeups"}
-
-// Overlap returns a benchmark that both a and b run, if any: a matrix with both would count its
-// samples twice.
-func Overlap(a, b Set) (Expected, bool) {
-	for _, e := range a.Expected() {
-		if slices.Contains(b.Expected(), e) {
-			return e, true
-		}
-	}
-	return Expected{}, false
-}
-
-// SweepSets returns the names of the sets marked Sweep, in order.
-func SweepSets(sets []Set) []string {
-	return namesWhere(sets, func(s Set) bool { return s.Sweep })
-}
-
-// FloorSets returns the names of the sets marked Floor, in order.
-func FloorSets(sets []Set) []string {
-	return namesWhere(sets, func(s Set) bool { return s.Floor })
-}
-
-// namesWhere returns the names of the sets for which marked is true, in order.
-func namesWhere(sets []Set, marked func(Set) bool) []string {
-	var names []string
-	for _, s := range sets {
-		if marked(s) {
-			names = append(names, s.Name)
-		}
-	}
-	return names
 }
 
 // Find returns the set called name among sets.

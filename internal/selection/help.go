@@ -1,4 +1,4 @@
-package experiment
+package selection
 
 import (
 	"fmt"
@@ -33,8 +33,8 @@ func Help(w io.Writer, vs []lab.Variant, err error) {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t[%s]\n", s.Name, s.About, strings.Join(marks, ", "))
 	}
-	fmt.Fprintf(tw, "  %s\tthe first answer, make's default matrix: %s\t\n", suite.HeadlineGroup,
-		strings.Join(suite.HeadlineSets, ", "))
+	fmt.Fprintf(tw, "  %s\tthe first answer, make's default matrix: %s\t\n", HeadlineGroup,
+		strings.Join(HeadlineSets, ", "))
 	tw.Flush()
 	fmt.Fprintln(w)
 	if err != nil {
