@@ -198,7 +198,7 @@ func TestXBenchSetsNeedTools(t *testing.T) {
 		t.Errorf("refused runs created %s", out)
 	}
 	os.MkdirAll(out, 0o755)
-	os.WriteFile(filepath.Join(out, "matrix.json"), []byte(`{"variants": ["heap"], "sets": ["sweet-etcd"], "rounds": 1, "count": 1}`), 0o644)
+	os.WriteFile(filepath.Join(out, "matrix.json"), []byte(`{"quick": false, "variants": ["heap"], "sets": ["sweet-etcd"], "rounds": 1, "count": 1}`), 0o644)
 	os.WriteFile(filepath.Join(out, "build.json"), []byte(`{"toolchains": [{"Variant": "heap"}]}`), 0o644)
 	err = Prebuilt(t.Context(), l, out, time.Minute, nil)
 	if err == nil || !strings.Contains(err.Error(), "--prebuilt: sweet-etcd") {

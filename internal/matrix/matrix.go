@@ -9,6 +9,7 @@ package matrix
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 )
 
@@ -79,6 +80,61 @@ type Count struct {
 	// for each of them.
 	Bench []string `json:"bench"`
 	N     int      `json:"n,omitempty"` // 0: for each benchmark, calibrated with the first variant
+}
+
+// name is what a variant's or a set's name must look like: it is a path component of the
+// directory's files.
+var name = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Validate reports a spec no matrix could run: no variant or no set, a name twice or one that
+// cannot be a file's, fewer than one round or one run a round, a restriction (Only) or a count set
+// (Counts) of a variant or set the matrix lacks.
+func (s Spec) Validate() error {
+	switch {
+	case len(s.Variants) == 0:
+		return fmt.Errorf("names no variant")
+	case len(s.Sets) == 0:
+		return fmt.Errorf("names no benchmark set")
+	case s.Rounds < 1:
+		return fmt.Errorf("rounds %d: want 1 or more", s.Rounds)
+	case s.Count < 1:
+		return fmt.Errorf("count %d: want 1 or more", s.Count)
+	}
+	for _, list := range []struct {
+		what  string
+		names []string
+	}{{"variant", s.Variants}, {"benchmark set", s.Sets}} {
+		for i, n := range list.names {
+			if !name.MatchString(n) {
+				return fmt.Errorf("%s %q: want letters, digits, '.', '_' and '-'", list.what, n)
+			}
+			if slices.Contains(list.names[:i], n) {
+				return fmt.Errorf("%s %q named twice", list.what, n)
+			}
+		}
+	}
+	for v, sets := range s.Only {
+		if !slices.Contains(s.Variants, v) {
+			return fmt.Errorf("only: %q is none of its variants", v)
+		}
+		if len(sets) == 0 {
+			return fmt.Errorf("only: %s runs no set", v)
+		}
+		for _, set := range sets {
+			if !slices.Contains(s.Sets, set) {
+				return fmt.Errorf("only: %s runs %q, none of its sets", v, set)
+			}
+		}
+	}
+	for set, c := range s.Counts {
+		if !slices.Contains(s.Sets, set) {
+			return fmt.Errorf("counts: %q is none of its sets", set)
+		}
+		if c.Pkg == "" || len(c.Bench) == 0 {
+			return fmt.Errorf("counts: %s names no package or no benchmark", set)
+		}
+	}
+	return nil
 }
 
 // Profiled reports whether the matrix has profile cells of set: every set but those of Counts.

@@ -184,6 +184,43 @@ func TestClaimRefusesAnotherMatrix(t *testing.T) {
 	}
 }
 
+// TestReadSpecValidates checks that a matrix.json no timerlab bench could have written is refused
+// in one line naming the file and what is wrong: a field missing (all of them named), one
+// unknown, no variant, a set twice, rounds or count below 1, a name that cannot be a file's, a
+// restriction or a count set of a variant or set the matrix lacks.
+func TestReadSpecValidates(t *testing.T) {
+	const good = `{"quick": true, "variants": ["heap", "slack-12.5pct"], "sets": ["a", "b"], "rounds": 3, "count": 1, ` +
+		`"only": {"slack-12.5pct": ["b"]}, "counts": {"a": {"pkg": "time", "bench": ["BenchmarkStop"]}}}`
+	dir := t.TempDir()
+	path := filepath.Join(dir, "matrix.json")
+	write(t, path, good)
+	if _, err := ReadSpec(dir); err != nil {
+		t.Fatalf("a valid matrix.json: %v", err)
+	}
+	for _, tc := range []struct{ json, want string }{
+		{`{}`, `lacks "quick", "variants", "sets", "rounds", "count"`},
+		{`{"variants": ["heap"], "sets": ["a"], "rounds": 1, "count": 1}`, `lacks "quick"`},
+		{strings.Replace(good, `"rounds": 3`, `"rounds": -3`, 1), "rounds -3: want 1 or more"},
+		{strings.Replace(good, `"count": 1`, `"count": 0`, 1), "count 0: want 1 or more"},
+		{strings.Replace(good, `["heap", "slack-12.5pct"]`, `[]`, 1), "names no variant"},
+		{strings.Replace(good, `["a", "b"]`, `[]`, 1), "names no benchmark set"},
+		{strings.Replace(good, `["a", "b"]`, `["a", "b", "a"]`, 1), `benchmark set "a" named twice`},
+		{strings.Replace(good, `["heap", "slack-12.5pct"]`, `["heap", "../x"]`, 1), `variant "../x": want letters`},
+		{strings.Replace(good, `"only": {"slack-12.5pct"`, `"only": {"ghost"`, 1), `only: "ghost" is none of its variants`},
+		{strings.Replace(good, `"only": {"slack-12.5pct": ["b"]}`, `"only": {"slack-12.5pct": ["c"]}`, 1), `only: slack-12.5pct runs "c", none of its sets`},
+		{strings.Replace(good, `"counts": {"a"`, `"counts": {"z"`, 1), `counts: "z" is none of its sets`},
+		{strings.Replace(good, `"quick": true`, `"quick": true, "round": 3`, 1), `unknown field "round"`},
+		{`{"rounds": "six"}`, "cannot unmarshal"},
+	} {
+		write(t, path, tc.json)
+		_, err := ReadSpec(dir)
+		if err == nil || !strings.HasPrefix(err.Error(), path) || !strings.Contains(err.Error(), tc.want) ||
+			strings.Contains(err.Error(), "\n") {
+			t.Errorf("matrix.json %s: %v, want one line naming the file and %q", tc.json, err, tc.want)
+		}
+	}
+}
+
 func write(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -265,7 +267,8 @@ func CheckClaim(dir string, spec Spec) (claimed bool, err error) {
 	return true, nil
 }
 
-// ReadSpec returns the matrix recorded in dir; a malformed file is an error naming it.
+// ReadSpec returns the matrix recorded in dir; a file that is malformed, lacks a field or fails
+// Validate is an error naming it.
 func ReadSpec(dir string) (Spec, error) {
 	var spec Spec
 	path := filepath.Join(dir, specFile)
@@ -273,7 +276,25 @@ func ReadSpec(dir string) (Spec, error) {
 	if err != nil {
 		return spec, fmt.Errorf("%s is not a results directory: %w", dir, err)
 	}
-	if err := json.Unmarshal(data, &spec); err != nil {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return spec, fmt.Errorf("%s: %v", path, err)
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&spec); err != nil {
+		return spec, fmt.Errorf("%s: %v", path, err)
+	}
+	var missing []string
+	for _, f := range []string{"quick", "variants", "sets", "rounds", "count"} {
+		if _, ok := fields[f]; !ok {
+			missing = append(missing, strconv.Quote(f))
+		}
+	}
+	if len(missing) > 0 {
+		return spec, fmt.Errorf("%s lacks %s: not a matrix timerlab bench wrote", path, strings.Join(missing, ", "))
+	}
+	if err := spec.Validate(); err != nil {
 		return spec, fmt.Errorf("%s: %v", path, err)
 	}
 	return spec, nil

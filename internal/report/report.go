@@ -71,12 +71,9 @@ func Load(dir string) (*Report, error) {
 
 // checkSpec refuses a matrix this report cannot render: one that names a benchmark set this
 // timerlab does not know (of a newer or older checkout), or a variant whose toolchain env.json does
-// not describe, or none at all.
+// not describe.
 func checkSpec(dir string, spec matrix.Spec, env results.Env) error {
 	file := filepath.Join(dir, "matrix.json")
-	if len(spec.Variants) == 0 || len(spec.Sets) == 0 {
-		return fmt.Errorf("%s names no variant or no benchmark set", file)
-	}
 	all := suite.Sets(spec.Quick)
 	for _, name := range spec.Sets {
 		if _, ok := suite.Find(all, name); !ok {

@@ -113,7 +113,8 @@ func TestLoadRefusesWhatItCannotRender(t *testing.T) {
 			`matrix.json names the benchmark set "nosuch", unknown to this timerlab`},
 		{"unknown variant", func(s *matrix.Spec) { s.Variants = append(s.Variants, "ghost") }, "",
 			`matrix.json names the variant "ghost", whose toolchain`},
-		{"no sets", func(s *matrix.Spec) { s.Sets = nil }, "", "matrix.json names no variant or no benchmark set"},
+		{"no sets", func(s *matrix.Spec) { s.Sets = nil }, "", "matrix.json: names no benchmark set"},
+		{"no rounds", func(s *matrix.Spec) { s.Rounds = -3 }, "", "matrix.json: rounds -3: want 1 or more"},
 		{"malformed", nil, "{\"quick\": tru", "matrix.json: invalid character"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
