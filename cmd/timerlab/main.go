@@ -39,9 +39,10 @@ func init() {
 		{"bench", "[--quick] [--sets a,b|headline] [--variants a,b] [--sweep-sets a,b|all] [--rounds N] [--count N] " +
 			"[--timeout D] [--out DIR] [--build-only | --prebuilt]",
 			"run the matrix of variants × benchmark sets × rounds into a results directory (resumable)", benchCmd},
-		{"report", "[--results DIR] [--docs DIR] [--xbench DIR|none]",
+		{"report", "[--results DIR] [--docs DIR] [--xbench DIR|none] [--partial]",
 			"render docs/results.md and docs/results/*.svg from a results directory", reportCmd},
-		{"verify", "[--docs DIR] RESULTS_DIR", "check a results directory (and a rendered report) parse", verifyCmd},
+		{"verify", "[--docs DIR] RESULTS_DIR", "check a results directory is complete (and a report was rendered from it)",
+			verifyCmd},
 		{"configs", "[--variants a,b] [--out DIR] [--cpuprofile=false]",
 			"write bent and sweet configuration files for the toolchains", configsCmd},
 		{"xbench", "", "install sweet and bent (golang.org/x/benchmarks) and etcd's source at xbench.conf's pin", xbenchCmd},
@@ -102,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	helpOut = stdout
+	helpOut, logOut = stdout, stderr
 	err := cmd.run(ctx, args[1:])
 	var ue usageError
 	switch {
@@ -117,8 +118,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// helpOut is where help goes when asked for.
-var helpOut io.Writer = os.Stdout
+// helpOut is where help and what a command prints go, logOut its progress and warnings: run's
+// stdout and stderr.
+var helpOut, logOut io.Writer = os.Stdout, os.Stderr
 
 func helpCmd(_ context.Context, args []string) error {
 	switch len(args) {
@@ -246,11 +248,11 @@ func benchCmd(ctx context.Context, args []string) error {
 		if shaping := matrixFlags(fs); len(shaping) > 0 {
 			return usagef("--prebuilt runs the matrix recorded in %s: drop %s", *out, strings.Join(shaping, ", "))
 		}
-		return experiment.Prebuilt(ctx, l, *out, *timeout, os.Stderr)
+		return experiment.Prebuilt(ctx, l, *out, *timeout, logOut)
 	}
 	return experiment.Bench(ctx, l, experiment.Options{Quick: *quick, Variants: splitList(*variantList),
 		Sets: splitList(*setList), SweepSets: splitList(*sweepList), Rounds: *rounds, Count: *count,
-		Timeout: *timeout, BuildOnly: *buildOnly, Log: os.Stderr}, *out)
+		Timeout: *timeout, BuildOnly: *buildOnly, Log: logOut}, *out)
 }
 
 // benchHelp lists what bench -h says after its flags (selection.Help): the sets, the variants.
@@ -277,11 +279,14 @@ func matrixFlags(fs *flags) []string {
 
 func reportCmd(_ context.Context, args []string) error {
 	fs := newFlags("report", nil)
-	dir := fs.String("results", "", "results directory (default: $TIMERLAB_BUILD/results)")
+	dir := fs.String("results", "", "results directory (default: $TIMERLAB_BUILD/results, make full's, if it holds "+
+		"a matrix, else $TIMERLAB_BUILD/results-first, make's)")
 	docs := fs.String("docs", "", "where results.md and results/*.svg go (default: <repo>/docs)")
 	xbenchDir := fs.String("xbench", "", "results directory of a matrix of the sets of golang.org/x/benchmarks alone, "+
 		"rendered as their section (default, with the default --results: $TIMERLAB_BUILD/results-xbench if it holds a "+
 		"matrix; none: no such section)")
+	partial := fs.Bool("partial", false, "render results that are incomplete or mixed, which verify refuses, "+
+		"and open the report with what they lack or mix")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -289,7 +294,7 @@ func reportCmd(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return report.Render(l, *dir, *docs, *xbenchDir, os.Stderr)
+	return report.Render(l, *dir, *docs, *xbenchDir, *partial, logOut)
 }
 
 func configsCmd(_ context.Context, args []string) error {
@@ -306,7 +311,7 @@ func configsCmd(_ context.Context, args []string) error {
 	}
 	paths, err := configs.WriteFor(l, splitList(*variantList), *out, *profile)
 	for _, p := range paths {
-		fmt.Println(p)
+		fmt.Fprintln(helpOut, p)
 	}
 	return err
 }
@@ -325,7 +330,7 @@ func xbenchCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = xbench.Install(ctx, l, os.Stderr)
+	_, err = xbench.Install(ctx, l, logOut)
 	return err
 }
 
@@ -357,12 +362,13 @@ func instrCmd(ctx context.Context, args []string) error {
 		*out = l.InstrResults()
 	}
 	return experiment.Instr(ctx, l, experiment.InstrOptions{Variants: splitList(*variantList), Pkg: *pkg,
-		Bench: splitList(*benchList), Rounds: *rounds, N: *n, Valgrind: *valgrind, Log: os.Stderr, Report: os.Stdout}, *out)
+		Bench: splitList(*benchList), Rounds: *rounds, N: *n, Valgrind: *valgrind, Log: logOut, Report: helpOut}, *out)
 }
 
 func verifyCmd(_ context.Context, args []string) error {
 	fs := newFlags("verify", nil)
-	docs := fs.String("docs", "", "also check the report rendered into this directory")
+	docs := fs.String("docs", "", "also check the report rendered into this directory, and that it was rendered "+
+		"from RESULTS_DIR")
 	if err := parse(fs, args, true); err != nil {
 		return err
 	}
@@ -380,7 +386,10 @@ func verifyCmd(_ context.Context, args []string) error {
 		if err := verify.Report(*docs); err != nil {
 			return err
 		}
+		if err := verify.Source(*docs, dir); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(os.Stderr, "timerlab: %s verified\n", dir)
+	fmt.Fprintf(logOut, "timerlab: %s verified\n", dir)
 	return nil
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,5 +130,119 @@ func TestMalformedMatrixNamesFile(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut.String(), filepath.Join(dir, "matrix.json")+": json: cannot unmarshal") {
 			t.Errorf("timerlab %q: exit %d, %q; want the file named", args, code, errOut.String())
 		}
+	}
+}
+
+// TestReportRefusesWhatVerifyRefuses breaks a copy of the report's recorded results in ways verify
+// refuses, and checks that report refuses each the same way (exit 1, one line naming the cause,
+// nothing written) unless --partial, which renders what nothing is missing from and opens with
+// what is; and that verify --docs refuses a report rendered from other results.
+func TestReportRefusesWhatVerifyRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		break_  func(dir string)
+		want    string
+		partial bool // --partial renders it
+	}{
+		{"empty raw file", func(dir string) { os.WriteFile(filepath.Join(dir, "raw", "upstream.txt"), nil, 0o644) },
+			"raw/upstream.txt: no benchmark results", true},
+		{"missing profile", func(dir string) { os.Remove(filepath.Join(dir, "profiles", "heap", "timers.pb.gz")) },
+			"profiles/heap/timers.pb.gz: missing", true},
+		{"rounds -3", func(dir string) { editMatrix(t, dir, `"rounds": 3`, `"rounds": -3`) }, "rounds -3: want 1 or more", false},
+		{"empty matrix", func(dir string) { os.WriteFile(filepath.Join(dir, "matrix.json"), []byte("{}"), 0o644) },
+			`matrix.json lacks "quick", "variants", "sets", "rounds", "count"`, false},
+		{"unknown variants", func(dir string) { editMatrix(t, dir, `"upstream"`, `"upstream", "ghost", "spook"`) },
+			`names the variants "ghost", "spook", whose toolchains`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, docs := copyRecorded(t), t.TempDir()
+			tc.break_(dir)
+			for _, args := range [][]string{{"verify", dir}, {"report", "--results", dir, "--docs", docs}} {
+				var out, errOut strings.Builder
+				code := run(args, &out, &errOut)
+				lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
+				if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+					t.Errorf("timerlab %q: exit %d, stderr %q; want exit 1 and one line with %q", args[:1], code, errOut.String(), tc.want)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(docs, "results.md")); err == nil {
+				t.Error("the refused report wrote results.md")
+			}
+			var out, errOut strings.Builder
+			code := run([]string{"report", "--partial", "--results", dir, "--docs", docs}, &out, &errOut)
+			md, _ := os.ReadFile(filepath.Join(docs, "results.md"))
+			switch {
+			case !tc.partial && code != 1:
+				t.Errorf("report --partial: exit %d, want 1: nothing can be made of it", code)
+			case tc.partial && (code != 0 || !strings.Contains(string(md), "**A partial report.**") ||
+				!strings.Contains(string(md), "\n- "+tc.want)):
+				t.Errorf("report --partial: exit %d (%s), results.md:\n%.1200s\nwant it to open with %q", code, errOut.String(), md, tc.want)
+			}
+		})
+	}
+	dir, docs := copyRecorded(t), t.TempDir()
+	if code := run([]string{"report", "--results", dir, "--docs", docs}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("report of the recorded results: exit %d", code)
+	}
+	other := copyRecorded(t)
+	editMatrix(t, other, `"rounds": 3`, `"rounds": 2`)
+	var out, errOut strings.Builder
+	if code := run([]string{"verify", "--docs", docs, other}, &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "was rendered from other results than") {
+		t.Errorf("verify --docs of a report of other results: exit %d, %q", code, errOut.String())
+	}
+}
+
+// copyRecorded copies the results the report's tests render into a temporary directory.
+func copyRecorded(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := exec.Command("cp", "-R", "../../internal/report/testdata/results/.", dir).Run(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// editMatrix replaces old with new in dir's matrix.json.
+func editMatrix(t *testing.T, dir, old, new string) {
+	t.Helper()
+	path := filepath.Join(dir, "matrix.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s holds no %q", path, old)
+	}
+	os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644)
+}
+
+// TestReportDefaultsToMakesResults checks that timerlab report with no --results renders what make
+// wrote (build/results-first) where make full's build/results holds no matrix, and make full's
+// where it does; and says which it rendered.
+func TestReportDefaultsToMakesResults(t *testing.T) {
+	build := t.TempDir()
+	t.Setenv("TIMERLAB_BUILD", build)
+	first := filepath.Join(build, "results-first")
+	if err := exec.Command("cp", "-R", "../../internal/report/testdata/results", first).Run(); err != nil {
+		t.Fatal(err)
+	}
+	docs := t.TempDir()
+	var out, errOut strings.Builder
+	if code := run([]string{"report", "--docs", docs}, &out, &errOut); code != 0 ||
+		!strings.Contains(errOut.String(), "timerlab: rendering "+first+"\n") {
+		t.Errorf("report after make: exit %d, %q; want %s rendered", code, errOut.String(), first)
+	}
+	if md, err := os.ReadFile(filepath.Join(docs, "results.md")); err != nil || !strings.Contains(string(md), "from results-first.") {
+		t.Errorf("results.md: %v\n%.300s", err, md)
+	}
+	full := filepath.Join(build, "results")
+	if err := exec.Command("cp", "-R", "../../internal/report/testdata/xbench", full).Run(); err != nil {
+		t.Fatal(err)
+	}
+	errOut.Reset()
+	if code := run([]string{"report", "--docs", docs, "--xbench", "none"}, &out, &errOut); code != 0 ||
+		!strings.Contains(errOut.String(), "timerlab: rendering "+full+"\n") {
+		t.Errorf("report after make full: exit %d, %q; want %s rendered", code, errOut.String(), full)
 	}
 }

@@ -84,6 +84,11 @@ func (l Layout) Results(quick bool) string {
 	return filepath.Join(l.Build, "results")
 }
 
+// FirstResults is where make writes the first answer, the matrix of the headline sets.
+func (l Layout) FirstResults() string {
+	return filepath.Join(l.Build, "results-first")
+}
+
 // XBenchResults is where a matrix of the sets of golang.org/x/benchmarks alone goes by default,
 // apart from the main matrix: its cells take minutes, its rounds are fewer.
 func (l Layout) XBenchResults() string {

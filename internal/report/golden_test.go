@@ -19,17 +19,22 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the report
 func TestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name, dir, xbench string
+		partial           bool // the fixture lacks what a matrix records: its profiles, some benchmarks
 	}{
-		{"results", "testdata/results", ""},
-		{"slack", "testdata/slack", ""},
-		{"floor", "testdata/floor", ""},
-		{"xbench", "testdata/xbench", ""},
-		{"wheel", "testdata/wheel", ""},
-		{"null", "testdata/null", ""},
-		{"results-with-xbench", "testdata/results", "testdata/xbench"},
+		{"results", "testdata/results", "", false},
+		{"slack", "testdata/slack", "", true},
+		{"floor", "testdata/floor", "", true},
+		{"xbench", "testdata/xbench", "", false},
+		{"wheel", "testdata/wheel", "", true},
+		{"null", "testdata/null", "", true},
+		{"results-with-xbench", "testdata/results", "testdata/xbench", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Load(tc.dir)
+			load := Load
+			if tc.partial {
+				load = LoadPartial
+			}
+			r, err := load(tc.dir)
 			if err != nil {
 				t.Fatal(err)
 			}

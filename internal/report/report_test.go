@@ -64,7 +64,10 @@ func TestLoadEmptyDirFails(t *testing.T) {
 	}
 }
 
-func TestReportWarnsAboutMissingBenchmark(t *testing.T) {
+// TestReportRefusesMissingBenchmark checks that results without a benchmark a set expects, for one
+// variant, are refused, as verify refuses them, and that --partial renders them and opens the
+// report with what is missing.
+func TestReportRefusesMissingBenchmark(t *testing.T) {
 	dir := t.TempDir()
 	if err := exec.Command("cp", "-R", "testdata/results/.", dir).Run(); err != nil {
 		t.Fatal(err)
@@ -78,19 +81,31 @@ func TestReportWarnsAboutMissingBenchmark(t *testing.T) {
 		}
 	}
 	os.WriteFile(raw, []byte(strings.Join(kept, "\n")), 0o644)
-	r, err := report.Load(dir)
+	want := "set std-time: no results for BenchmarkParallelTimerLatency with upstream"
+	if _, err := report.Load(dir); err == nil || !strings.Contains(err.Error(), want) ||
+		!strings.Contains(err.Error(), "--partial") {
+		t.Errorf("Load: %v, want it refused for %q", err, want)
+	}
+	if err := verify.Results(dir); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("verify: %v, want it refused for %q", err, want)
+	}
+	r, err := report.LoadPartial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "set std-time: no results for BenchmarkParallelTimerLatency with upstream"
-	if len(r.Warnings) != 1 || r.Warnings[0] != want {
-		t.Errorf("warnings %q, want [%q]", r.Warnings, want)
+	if len(r.Partial) != 1 || r.Partial[0] != want {
+		t.Errorf("partial %q, want [%q]", r.Partial, want)
+	}
+	md := writeResults(t, r, t.TempDir())
+	if !strings.Contains(md, "# timerlab results\n\n**A partial report.**") || !strings.Contains(md, "\n- "+want+"\n") {
+		t.Errorf("the partial report does not open with what is missing:\n%.1500s", md)
 	}
 }
 
 // TestReportFindsBenchmarkOnOneCPU checks that a result of a benchmark run with -test.cpu=1, whose
 // name has no -N suffix (timers-stopped's StoppedBytes), counts as the set's result: the report
-// neither warns that it is missing nor leaves it out of the set's table.
+// neither says it is missing nor leaves it out of the set's table. (The set's runs and profiles are
+// missing: the report is partial.)
 func TestReportFindsBenchmarkOnOneCPU(t *testing.T) {
 	dir := t.TempDir()
 	if err := exec.Command("cp", "-R", "testdata/results/.", dir).Run(); err != nil {
@@ -110,13 +125,13 @@ func TestReportFindsBenchmarkOnOneCPU(t *testing.T) {
 		fmt.Fprintf(f, "pkg: timerlab/bench/timers\nBenchmarkStoppedBytes \t 1\t 58463487 ns/op\t %s kept-B/stopped\n", kept)
 		f.Close()
 	}
-	r, err := report.Load(dir)
+	r, err := report.LoadPartial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range r.Warnings {
+	for _, w := range r.Partial {
 		if strings.Contains(w, "StoppedBytes") {
-			t.Errorf("warning %q for a result that is there", w)
+			t.Errorf("partial: %q for a result that is there", w)
 		}
 	}
 	md := writeResults(t, r, t.TempDir())
@@ -149,8 +164,8 @@ func TestReportOfVariantOnSomeSets(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := writeResults(t, r, t.TempDir())
-	if len(r.Warnings) > 0 {
-		t.Errorf("warnings about sets upstream did not run: %q", r.Warnings)
+	if len(r.Warnings) > 0 || len(r.Partial) > 0 {
+		t.Errorf("warnings about sets upstream did not run: %q, %q", r.Warnings, r.Partial)
 	}
 	if strings.Contains(md, "| timers | upstream |") || !regexp.MustCompile(`\| wakeups \| upstream \| [0-9.]+% \|`).MatchString(md) {
 		t.Errorf("profile shares: want upstream on wakeups alone:\n%s", md)

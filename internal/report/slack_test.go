@@ -13,7 +13,7 @@ import (
 // testdata/slack is a recorded quick wakeups matrix with slack variants; see its README.md.
 func loadSlack(t *testing.T) *Report {
 	t.Helper()
-	r, err := Load("testdata/slack")
+	r, err := LoadPartial("testdata/slack")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestSlackTargets(t *testing.T) {
 // TestSlackTargetsFloor checks the CPU on 1 P column against the ratios testdata/floor/README.md
 // works out from its raw files: each variant's CPU on one P over the baseline's at two.
 func TestSlackTargetsFloor(t *testing.T) {
-	r, err := Load("testdata/floor")
+	r, err := LoadPartial("testdata/floor")
 	if err != nil {
 		t.Fatal(err)
 	}

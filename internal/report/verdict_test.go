@@ -21,7 +21,7 @@ import (
 // (-21.61%, p=0.000) and not elsewhere, the null timer set cheaper everywhere; each cell with its
 // interval, the interval of a significant ratio away from 1 and that of another holding it.
 func TestVerdict(t *testing.T) {
-	r, err := Load("testdata/wheel")
+	r, err := LoadPartial("testdata/wheel")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestVerdict(t *testing.T) {
 // benchstat printed for the same run (docs/log's entry of the null floor): 316.6n, 302.1n -4.60%,
 // 204.1n -35.54%; and that each row shows its change where benchstat found one.
 func TestGeomeanMatchesBenchstat(t *testing.T) {
-	r, err := Load("testdata/wheel")
+	r, err := LoadPartial("testdata/wheel")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestGeomeanMatchesBenchstat(t *testing.T) {
 // on the floor set, null restricted to it): in the set's table beside the variants whose floor it
 // is, and neither in the verdict, which judges timer sets, nor in the slack sweep.
 func TestNullFloor(t *testing.T) {
-	r, err := Load("testdata/null")
+	r, err := LoadPartial("testdata/null")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestLoadRefusesWhatItCannotRender(t *testing.T) {
 	}
 	dir := copyDir(t, "testdata/slack")
 	os.Remove(filepath.Join(dir, results.RawPath("slack-1ms")))
-	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "no raw file of variant slack-1ms") {
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "raw/slack-1ms.txt: missing") {
 		t.Errorf("Load without a variant's raw file: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestSweepHoldsAliasesOfHeap(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, f), []byte(s), 0o644)
 	}
 	os.Rename(filepath.Join(dir, "raw/slack-0.txt"), filepath.Join(dir, "raw/pwait2.txt"))
-	r, err := Load(dir)
+	r, err := LoadPartial(dir) // testdata/slack has no profiles
 	if err != nil {
 		t.Fatal(err)
 	}

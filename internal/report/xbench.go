@@ -30,16 +30,20 @@ func xbenchRank(unit string) int {
 const aaVariant = "upstream"
 
 // LoadXBench adds to r the section of golang.org/x/benchmarks from the results directory dir, a
-// matrix of their sets alone, run apart from r's (sweet's etcd takes minutes a cell). Its toolchains
-// and machine should be r's: where they are not, a warning says so.
+// matrix of their sets alone, run apart from r's (sweet's etcd takes minutes a cell), read as r
+// was (Load or LoadPartial). Its toolchains and machine should be r's: where they are not, a
+// warning says so.
 func (r *Report) LoadXBench(dir string) error {
 	if own := r.setsOf(true); len(own) > 0 {
 		return fmt.Errorf("%s holds sets of golang.org/x/benchmarks (%s) already: render %s on its own",
 			r.Dir, strings.Join(own, ", "), dir)
 	}
-	x, err := Load(dir)
+	x, err := load(dir, r.partial)
 	if err != nil {
 		return err
+	}
+	for _, p := range x.Partial {
+		r.Partial = append(r.Partial, fmt.Sprintf("the golang.org/x/benchmarks matrix (%s): %s", filepath.Base(dir), p))
 	}
 	if other := x.setsOf(false); len(other) > 0 {
 		return fmt.Errorf("%s holds sets other than those of golang.org/x/benchmarks (%s)", dir, strings.Join(other, ", "))
