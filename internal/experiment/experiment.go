@@ -153,10 +153,10 @@ func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
 	e := &experiment{layout: l, quick: o.Quick, buildOnly: o.BuildOnly, log: orDiscard(o.Log),
 		variants: m.Variants, sets: m.Sets, only: m.Only}
 	if xb := selection.XBench(e.sets); o.BuildOnly && len(xb) > 0 {
-		return nil, fmt.Errorf("--build-only: %s: sweet and bent build and run in one step, where the toolchains are",
+		return nil, selection.Errorf("--build-only: %s: sweet and bent build and run in one step, where the toolchains are",
 			strings.Join(xb, ", "))
 	}
-	if e.toolchains, err = OpenToolchains(l, e.variants); err != nil {
+	if e.toolchains, err = toolchain.OpenAll(l, e.variants); err != nil {
 		return nil, err
 	}
 	if len(selection.XBench(e.sets)) > 0 {
@@ -172,18 +172,6 @@ func orDiscard(w io.Writer) io.Writer {
 		return io.Discard
 	}
 	return w
-}
-
-// OpenToolchains opens the toolchain of every variant of vs, in its order; the error names every
-// missing one.
-func OpenToolchains(l lab.Layout, vs []lab.Variant) ([]*toolchain.Toolchain, error) {
-	var tcs []*toolchain.Toolchain
-	var errs []error
-	for _, v := range vs {
-		tc, err := toolchain.Open(l, v)
-		tcs, errs = append(tcs, tc), append(errs, err)
-	}
-	return tcs, errors.Join(errs...)
 }
 
 func (e *experiment) spec(rounds, count int) matrix.Spec {

@@ -12,6 +12,7 @@ import (
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
 	"timerlab/internal/selection"
+	"timerlab/internal/toolchain"
 )
 
 // InstrOptions are what timerlab instr's flags select: the instructions per op of some benchmarks
@@ -51,10 +52,6 @@ var DefaultInstrBench = []string{
 // was. After the last cell it writes the comparison with the first variant to out/instr.md and to
 // o.Report.
 func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error {
-	vg, err := instr.FindValgrind(ctx, o.Valgrind)
-	if err != nil {
-		return err
-	}
 	all, err := l.ReadVariants()
 	if err != nil {
 		return err
@@ -63,8 +60,12 @@ func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error 
 	if err != nil {
 		return err
 	}
+	vg, err := instr.FindValgrind(ctx, o.Valgrind)
+	if err != nil {
+		return err
+	}
 	e := &experiment{layout: l, variants: vs, valgrind: vg, gomaxprocs: 1, log: orDiscard(o.Log)}
-	if e.toolchains, err = OpenToolchains(l, vs); err != nil {
+	if e.toolchains, err = toolchain.OpenAll(l, vs); err != nil {
 		return err
 	}
 	set := CountSet(o.Pkg)

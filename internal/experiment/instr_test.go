@@ -133,7 +133,7 @@ func TestInstrErrors(t *testing.T) {
 		want   string
 	}{
 		{func(o *InstrOptions) { o.Valgrind = filepath.Join(build, "nosuch") }, "install it with scripts/install-deps.sh"},
-		{func(o *InstrOptions) { o.Variants = []string{"heap", "upstream"} }, filepath.Join(build, "toolchains", "heap")},
+		{func(o *InstrOptions) { o.Variants = []string{"heap", "upstream"} }, "no toolchain of heap in " + filepath.Join(build, "toolchains")},
 		{func(o *InstrOptions) { o.Bench = []string{"BenchmarkNoSuch"} }, "BenchmarkNoSuch matches no benchmark"},
 	} {
 		o := InstrOptions{Variants: []string{"upstream"}, Pkg: "time", Bench: []string{"BenchmarkReset"}, Rounds: 1,

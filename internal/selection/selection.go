@@ -26,6 +26,12 @@ func errorf(format string, args ...any) *Error {
 	return &Error{fmt.Sprintf(format, args...)}
 }
 
+// Errorf returns an Error for a refusal of the names a command line gave that is found beyond
+// this package: a set that cannot be built apart from its run, say.
+func Errorf(format string, args ...any) error {
+	return errorf(format, args...)
+}
+
 // The flags whose names a selection refuses, as its errors name them.
 const (
 	VariantsFlag  = "--variants"
@@ -267,7 +273,8 @@ type Matrix struct {
 // Choose chooses the matrix r asks for among the variants all: its variants and sets, every alias
 // restricted to the selected sets of the sweep and the null floor (lab.Variant.Null), whose
 // AfterFunc timers never fire, to the selected floor sets. A restricted variant left with no set is
-// dropped, with a line on log.
+// dropped, with a line on log where r named it (of all variants, by default, those that run only
+// some sets are left out of the others without a word).
 func Choose(all []lab.Variant, r Request, log io.Writer) (Matrix, error) {
 	vs, err := Variants(all, r.Variants)
 	if err != nil {
@@ -281,30 +288,37 @@ func Choose(all []lab.Variant, r Request, log io.Writer) (Matrix, error) {
 	if err != nil {
 		return Matrix{}, err
 	}
-	m.Variants, m.Only = restrict(vs, m.Sets, sweep, FloorSets(suite.Sets(r.Quick)), log)
+	var left []string
+	m.Variants, m.Only, left = restrict(vs, m.Sets, sweep, FloorSets(suite.Sets(r.Quick)))
 	if len(m.Variants) == 0 {
-		return Matrix{}, errorf("%s: no variant left to run", VariantsFlag)
+		return Matrix{}, errorf("%s: no variant left to run: %s", VariantsFlag, strings.Join(left, "; "))
+	}
+	if len(r.Variants) > 0 && log != nil {
+		for _, l := range left {
+			fmt.Fprintf(log, "timerlab: %s: left out\n", l)
+		}
 	}
 	return m, nil
 }
 
 // restrict restricts the variants that run only some sets: every alias among vs to the selected
 // sets that sweep names, and the null floor to the selected sets that floor names. It returns the
-// variants that have a set left to run, and the restriction of each restricted one (nil when vs
-// has none); a variant left with no set is dropped, with a line on log.
-func restrict(vs []lab.Variant, sets []suite.Set, sweep, floor []string, log io.Writer) ([]lab.Variant, map[string][]string) {
+// variants that have a set left to run, the restriction of each restricted one (nil when vs has
+// none), and why each variant left with no set was dropped.
+func restrict(vs []lab.Variant, sets []suite.Set, sweep, floor []string) ([]lab.Variant, map[string][]string, []string) {
 	var kept []lab.Variant
+	var left []string
 	only := map[string][]string{}
 	for _, v := range vs {
 		var allowed []string
-		var left string
+		var what string
 		switch {
 		case v.Null():
 			allowed = floor
-			left = fmt.Sprintf("%s (the null floor: its AfterFunc timers never fire)", v.Name)
+			what = fmt.Sprintf("%s (the null floor: its AfterFunc timers never fire)", v.Name)
 		case v.IsAlias():
 			allowed = sweep
-			left = fmt.Sprintf("%s (an alias of %s)", v.Name, v.Toolchain)
+			what = fmt.Sprintf("%s (an alias of %s)", v.Name, v.Toolchain)
 		default:
 			kept = append(kept, v)
 			continue
@@ -316,21 +330,18 @@ func restrict(vs []lab.Variant, sets []suite.Set, sweep, floor []string, log io.
 			}
 		}
 		if len(runs) == 0 {
-			if log != nil {
-				fmt.Fprintf(log, "timerlab: %s runs only on the sets %s, none of them selected: left out", left,
-					strings.Join(allowed, ","))
-				if v.IsAlias() {
-					fmt.Fprintf(log, " (%s %s runs it on every set)", SweepSetsFlag, SweepAll)
-				}
-				fmt.Fprintln(log)
+			why := fmt.Sprintf("%s runs only on the sets %s, none of them selected", what, strings.Join(allowed, ","))
+			if v.IsAlias() {
+				why += fmt.Sprintf(" (%s %s runs it on every set)", SweepSetsFlag, SweepAll)
 			}
+			left = append(left, why)
 			continue
 		}
 		kept = append(kept, v)
 		only[v.Name] = runs
 	}
 	if len(only) == 0 {
-		return kept, nil
+		return kept, nil, left
 	}
-	return kept, only
+	return kept, only, left
 }

@@ -216,7 +216,13 @@ func TestRestrictedVariants(t *testing.T) {
 	if s, _ := choose(Request{Sets: full, SweepSets: []string{"deadline", "wakeups"}}); !reflect.DeepEqual(s.Only["slack-1ms"], []string{"deadline", "wakeups"}) {
 		t.Errorf("--sweep-sets deadline,wakeups: Only %v", s.Only)
 	}
-	_, err := Choose(variants, Request{Variants: []string{"null"}, Sets: []string{"timers"}}, nil)
+	var quiet strings.Builder
+	m, err := Choose(variants, Request{Sets: []string{"timers"}}, &quiet)
+	if err != nil || !slices.Equal(lab.Names(m.Variants), []string{"heap", "wheel", "slack"}) || quiet.Len() > 0 {
+		t.Errorf("every variant on timers: %v, %v, log %q; want the alias and the null floor left out without a word",
+			lab.Names(m.Variants), err, quiet.String())
+	}
+	_, err = Choose(variants, Request{Variants: []string{"null"}, Sets: []string{"timers"}}, nil)
 	var e *Error
 	if !errors.As(err, &e) || !strings.Contains(err.Error(), "no variant left to run") {
 		t.Errorf("null alone on timers: %v, want an Error", err)

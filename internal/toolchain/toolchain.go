@@ -5,6 +5,7 @@ package toolchain
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,23 +23,103 @@ type Toolchain struct {
 	GOROOT  string // absolute; GOROOT/bin/go exists
 }
 
-// Open returns the toolchain variant v runs with (v.Toolchain's), or an error naming the variant
-// and the missing path, or saying that the toolchain is out of date (lab.Layout.CheckStamp).
+// A NotBuiltError is a variant whose toolchain (its target's, for an alias) is not built, or is
+// out of date: built from another base, variants.conf line or patch series than the checkout holds
+// (lab.Layout.CheckStamp).
+type NotBuiltError struct {
+	Variant lab.Variant
+	Root    string // the GOROOT it would run with
+	Stale   error  // why the toolchain there is out of date; nil when there is none
+}
+
+func (e *NotBuiltError) Error() string {
+	if e.Stale != nil {
+		return fmt.Sprintf("variant %s: %v", e.Variant.Name, e.Stale)
+	}
+	uses := ""
+	if e.Variant.IsAlias() {
+		uses = fmt.Sprintf("%s's toolchain, ", e.Variant.Toolchain)
+	}
+	return fmt.Sprintf("variant %s: no toolchain at %s (%smissing %s; build it with scripts/build-toolchain.sh %s)",
+		e.Variant.Name, e.Root, uses, filepath.Join(e.Root, "bin", "go"), e.Variant.Toolchain)
+}
+
+// Open returns the toolchain variant v runs with (v.Toolchain's), or a NotBuiltError naming the
+// variant and the missing path, or saying that the toolchain is out of date.
 func Open(l lab.Layout, v lab.Variant) (*Toolchain, error) {
 	root := l.ToolchainDir(v.Toolchain)
 	gobin := filepath.Join(root, "bin", "go")
 	if st, err := os.Stat(gobin); err != nil || st.IsDir() {
-		uses := ""
-		if v.IsAlias() {
-			uses = fmt.Sprintf("%s's toolchain, ", v.Toolchain)
-		}
-		return nil, fmt.Errorf("variant %s: no toolchain at %s (%smissing %s; build it with scripts/build-toolchain.sh %s)",
-			v.Name, root, uses, gobin, v.Toolchain)
+		return nil, &NotBuiltError{Variant: v, Root: root}
 	}
 	if err := l.CheckStamp(v.Toolchain, root); err != nil {
-		return nil, fmt.Errorf("variant %s: %v", v.Name, err)
+		return nil, &NotBuiltError{Variant: v, Root: root, Stale: err}
 	}
 	return &Toolchain{Variant: v, GOROOT: root}, nil
+}
+
+// OpenAll opens the toolchain of every variant of vs, in its order. The toolchains that are not
+// built or out of date are one error, one line: it names them all, with the variants that run
+// with them, and the command that builds them.
+func OpenAll(l lab.Layout, vs []lab.Variant) ([]*Toolchain, error) {
+	var tcs []*Toolchain
+	var missing, stale, build []string
+	users := map[string][]string{} // toolchain -> the aliases among vs that run with it
+	for _, v := range vs {
+		tc, err := Open(l, v)
+		var nb *NotBuiltError
+		switch {
+		case errors.As(err, &nb):
+			if !slices.Contains(build, v.Toolchain) {
+				build = append(build, v.Toolchain)
+				if nb.Stale != nil {
+					stale = append(stale, v.Toolchain)
+				} else {
+					missing = append(missing, v.Toolchain)
+				}
+			}
+			if v.IsAlias() {
+				users[v.Toolchain] = append(users[v.Toolchain], v.Name)
+			}
+			continue
+		case err != nil:
+			return nil, err
+		}
+		tcs = append(tcs, tc)
+	}
+	if len(build) == 0 {
+		return tcs, nil
+	}
+	named := func(names []string) string {
+		var out []string
+		for _, n := range names {
+			if u := users[n]; len(u) > 0 {
+				n += " (" + strings.Join(u, ", ") + " run with it)"
+			}
+			out = append(out, n)
+		}
+		return strings.Join(out, ", ")
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, fmt.Sprintf("no toolchain of %s in %s", named(missing), filepath.Join(l.Build, "toolchains")))
+	}
+	if len(stale) > 0 {
+		parts = append(parts, fmt.Sprintf("the toolchain of %s out of date (built from another base, variants.conf "+
+			"line or patch series than the checkout holds)", named(stale)))
+	}
+	cmd := "scripts/build-toolchain.sh " + build[0]
+	if len(build) > 1 {
+		cmd = "for v in " + strings.Join(build, " ") + "; do scripts/build-toolchain.sh $v || break; done"
+	}
+	return nil, fmt.Errorf("%s: build %s with `%s`", strings.Join(parts, "; "), plural(len(build), "it", "them"), cmd)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Env returns the environment for this toolchain's commands and binaries: RunEnv's, plus

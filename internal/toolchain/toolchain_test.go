@@ -23,6 +23,54 @@ func TestOpenMissingToolchainNamesVariantAndPath(t *testing.T) {
 	}
 }
 
+// TestOpenAllNamesEveryToolchainToBuild checks that the toolchains that are not built or out of
+// date are one line that names them all (a toolchain once, with the aliases that run with it) and
+// the command that builds them, and that toolchains that are there open.
+func TestOpenAllNamesEveryToolchainToBuild(t *testing.T) {
+	root, err := lab.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	conf := filepath.Join(tmp, "variants.conf")
+	os.WriteFile(conf, []byte("heap all - - baseline\nwheel all timerwheel - wheel\nslack all timerslack - slack\n"+
+		"slack-1ms @slack - timerslack=1ms sweep\nslack-0 @slack - timerslack=0 sweep\n"), 0o644)
+	t.Setenv("TIMERLAB_VARIANTS", conf)
+	t.Setenv("TIMERLAB_BUILD", filepath.Join(tmp, "build"))
+	l := lab.NewLayout(root)
+	vs, err := l.ReadVariants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := func(name, stamp string) {
+		dir := l.ToolchainDir(name)
+		os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+		os.WriteFile(filepath.Join(dir, "bin", "go"), []byte("#!/bin/sh\n"), 0o755)
+		if stamp != "" {
+			os.WriteFile(filepath.Join(dir, lab.StampFile), []byte(stamp+"\n"), 0o644)
+		}
+	}
+	fake("wheel", "0123")
+	_, err = OpenAll(l, vs)
+	want := "no toolchain of heap, slack (slack-1ms, slack-0 run with it) in " + filepath.Join(tmp, "build", "toolchains") +
+		"; the toolchain of wheel out of date (built from another base, variants.conf line or patch series than the " +
+		"checkout holds): build them with `for v in heap wheel slack; do scripts/build-toolchain.sh $v || break; done`"
+	if err == nil || err.Error() != want {
+		t.Errorf("OpenAll:\n%v\nwant\n%s", err, want)
+	}
+	fake("heap", "")
+	fake("slack", "")
+	_, err = OpenAll(l, vs[:2])
+	if want := "the toolchain of wheel out of date (built from another base, variants.conf line or patch series than " +
+		"the checkout holds): build it with `scripts/build-toolchain.sh wheel`"; err == nil || err.Error() != want {
+		t.Errorf("OpenAll of heap and wheel:\n%v\nwant\n%s", err, want)
+	}
+	tcs, err := OpenAll(l, []lab.Variant{vs[0], vs[3]})
+	if err != nil || len(tcs) != 2 || tcs[1].GOROOT != l.ToolchainDir("slack") {
+		t.Errorf("OpenAll of heap and slack-1ms: %v, %v", tcs, err)
+	}
+}
+
 // TestOpenAlias checks an alias opens its target's GOROOT and runs with its own GODEBUG, not the
 // target's; a missing target toolchain is named with the alias.
 func TestOpenAlias(t *testing.T) {
