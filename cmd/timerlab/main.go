@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"time"
 
@@ -46,7 +47,7 @@ func init() {
 		{"configs", "[--variants a,b] [--out DIR] [--cpuprofile=false]",
 			"write bent and sweet configuration files for the toolchains", configsCmd},
 		{"xbench", "", "install sweet and bent (golang.org/x/benchmarks) and etcd's source at xbench.conf's pin", xbenchCmd},
-		{"instr", "[--variants heap,upstream] [--pkg time] [--bench a,b] [--rounds N] [--n N] [--out DIR] [--valgrind CMD]",
+		{"instr", "[--variants a,b] [--pkg PKG] [--bench a,b] [--rounds N] [--n N] [--out DIR] [--valgrind CMD]",
 			"compare instructions per op of a std package's benchmarks under cachegrind", instrCmd},
 		{"help", "[COMMAND]", "this synopsis, or a command's flags", helpCmd},
 	}
@@ -57,10 +58,12 @@ func synopsis(w io.Writer) {
 	fmt.Fprint(w, "timerlab measures the runtime timer variants of this checkout against each other (README.md).\n\n"+
 		"usage: timerlab COMMAND [flags]\n\n")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  timerlab %s %s\n      %s\n", c.name, c.args, c.what)
+		usage := "timerlab " + c.name + " "
+		fmt.Fprint(w, wrap(usage+c.args, "  ", strings.Repeat(" ", 2+len(usage))))
+		fmt.Fprint(w, wrap(c.what, "      ", "      "))
 	}
-	fmt.Fprint(w, "\nmake runs the first answer (timerlab bench --sets headline), make full the whole matrix; "+
-		"docs/benchmarks.md has the details.\nRun timerlab help COMMAND, or timerlab COMMAND -h, for its flags.\n")
+	fmt.Fprint(w, "\n"+wrap("make runs the first answer (timerlab bench --sets headline), make full the whole matrix; "+
+		"docs/benchmarks.md has the details. Run timerlab help COMMAND, or timerlab COMMAND -h, for its flags.", "", ""))
 }
 
 // errHelp is what a command returns after printing the help it was asked for: the exit status is 0.
@@ -80,7 +83,8 @@ func main() {
 }
 
 // run runs the command line args and returns the exit status: 0 when it did what was asked, 1
-// when that failed, 2 for a command line it refuses.
+// when that failed, 2 for a command line it refuses: a usage error, or names the choice of
+// variants and sets refuses (selection.Error).
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		synopsis(stderr)
@@ -91,12 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		name = "help"
 	}
-	var cmd *command
-	for i := range commands {
-		if commands[i].name == name {
-			cmd = &commands[i]
-		}
-	}
+	cmd := find(name)
 	if cmd == nil {
 		fmt.Fprintf(stderr, "timerlab: unknown command %q (timerlab help lists them)\n", name)
 		return 2
@@ -106,11 +105,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	helpOut, logOut = stdout, stderr
 	err := cmd.run(ctx, args[1:])
 	var ue usageError
+	var se *selection.Error
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "timerlab %s: %s\n", name, ue.msg)
+		return 2
+	case errors.As(err, &se):
+		fmt.Fprintf(stderr, "timerlab %s: %s\n", name, se.Msg)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "timerlab %s: %v\n", name, err)
@@ -118,24 +121,42 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+// find returns the command called name, or nil.
+func find(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
 // helpOut is where help and what a command prints go, logOut its progress and warnings: run's
 // stdout and stderr.
 var helpOut, logOut io.Writer = os.Stdout, os.Stderr
 
 func helpCmd(_ context.Context, args []string) error {
-	switch len(args) {
+	fs := newFlags("help", nil)
+	if err := parse(fs, args, true); err != nil {
+		return err
+	}
+	switch fs.NArg() {
 	case 0:
 		synopsis(helpOut)
 		return errHelp
 	case 1:
-		for _, c := range commands {
-			if c.name == args[0] && c.name != "help" {
-				return c.run(context.Background(), []string{"-h"})
-			}
+		c := find(fs.Arg(0))
+		switch {
+		case c == nil:
+			return usagef("unknown command %q (timerlab help lists them)", fs.Arg(0))
+		case c.name == "help":
+			fs.help()
+			return errHelp
 		}
-		return usagef("unknown command %q (timerlab help lists them)", args[0])
+		return c.run(context.Background(), []string{"-h"})
 	}
-	return usagef("want at most one command, got %q", args)
+	return usagef("want at most one command, got %d: %s (usage: timerlab help [COMMAND])", fs.NArg(),
+		strings.Join(fs.Args(), " "))
 }
 
 // flags are a command's flag set, which prints nothing itself (parse reports), and its help.
@@ -151,14 +172,16 @@ func newFlags(name string, more func(io.Writer)) *flags {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // the flag package calls it on every error too: parse prints the help
 	help := func() {
-		for _, c := range commands {
-			if c.name == name {
-				fmt.Fprintf(helpOut, "usage: timerlab %s %s\n\n%s.\n\nflags:\n", c.name, c.args, capitalize(c.what))
-			}
+		c := find(name)
+		usage := "usage: timerlab " + c.name + " "
+		fmt.Fprint(helpOut, wrap(usage+c.args, "", strings.Repeat(" ", len(usage))))
+		fmt.Fprint(helpOut, "\n"+wrap(capitalize(c.what)+".", "", ""))
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprint(helpOut, "\nflags:\n")
+			writeFlags(helpOut, fs, c.args)
 		}
-		fs.SetOutput(helpOut)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
 		if more != nil {
 			fmt.Fprintln(helpOut)
 			more(helpOut)
@@ -171,20 +194,113 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// parse parses args into fs. Help asked for is printed (errHelp); a flag that is not fs's or has
-// no value, or any argument left over when positional is false, is one line (usageError).
+// parse parses args into fs, flags and (with positional) arguments in any order, the arguments
+// left in fs.Args. Help asked for is printed (errHelp); a flag that is not fs's (all of them
+// named), a value a flag refuses, or any argument when positional is false, is one line
+// (usageError).
 func parse(fs *flags, args []string, positional bool) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.help()
-			return errHelp
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.help()
+				return errHelp
+			}
+			if unknown := unknownFlags(fs.FlagSet, args); len(unknown) > 0 {
+				return usagef("unknown %s %s (timerlab %s -h lists its flags)", plural(len(unknown), "flag", "flags"),
+					strings.Join(unknown, ", "), fs.Name())
+			}
+			return usagef("%s (timerlab %s -h lists its flags)", flagError(err), fs.Name())
 		}
-		return usagef("%v (timerlab %s -h lists its flags)", err, fs.Name())
+		if fs.NArg() == 0 {
+			break
+		}
+		if !positional {
+			return usagef("unexpected argument %q: the command takes flags only (timerlab %s -h lists them)",
+				fs.Arg(0), fs.Name())
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	if !positional && fs.NArg() > 0 {
-		return usagef("unexpected argument %q: the command takes flags only (timerlab %s -h lists them)", fs.Arg(0), fs.Name())
+	return fs.FlagSet.Parse(append([]string{"--"}, rest...)) // leaves rest in fs.Args
+}
+
+// unknownFlags returns every flag of args that fs does not define, as --name.
+func unknownFlags(fs *flag.FlagSet, args []string) []string {
+	var unknown []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		name, hasValue := strings.TrimLeft(a, "-"), false
+		if n, _, ok := strings.Cut(name, "="); ok {
+			name, hasValue = n, true
+		}
+		f := fs.Lookup(name)
+		switch {
+		case f == nil && name != "h" && name != "help":
+			unknown = append(unknown, "--"+name)
+		case f != nil && !hasValue && !isBool(f):
+			i++ // its value
+		}
+	}
+	return unknown
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// flagError says what the flag package refused as the usage line would: --name.
+func flagError(err error) string {
+	msg := err.Error()
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
+	}
+	return singleDash.ReplaceAllString(msg, "$1--$2")
+}
+
+var (
+	invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-(\S+): (.*)$`)
+	singleDash   = regexp.MustCompile(`(argument: |defined: |syntax: )-([^-])`)
+)
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// list is a flag of comma-separated names (blanks around them dropped). A value that names
+// nothing (--variants ,) is refused: it would otherwise mean the default, all of them.
+type list struct{ names []string }
+
+func (l *list) String() string { return strings.Join(l.names, ",") }
+
+func (l *list) Set(s string) error {
+	l.names = nil
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			l.names = append(l.names, f)
+		}
+	}
+	if len(l.names) == 0 {
+		return errors.New("names nothing")
 	}
 	return nil
+}
+
+// listFlag defines the list flag name on fs, with the default value def, described by usage.
+func listFlag(fs *flags, name string, def []string, usage string) *list {
+	l := &list{names: def}
+	fs.Var(l, name, usage)
+	return l
 }
 
 // checkout returns the layout of the timerlab checkout holding the working directory.
@@ -195,24 +311,13 @@ func checkout() (lab.Layout, error) {
 	}
 	return lab.NewLayout(root), nil
 }
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func benchCmd(ctx context.Context, args []string) error {
 	fs := newFlags("bench", benchHelp)
 	quick := fs.Bool("quick", false, "the small CI matrix (short runs, small N, no net or third-party sets)")
-	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf)")
-	setList := fs.String("sets", "", "comma-separated benchmark sets, or headline for the first answer's (default: all "+
-		"of the mode but those that run only when named)")
-	sweepList := fs.String("sweep-sets", "", "comma-separated sets the alias variants (series @TARGET) run on, "+
+	variantList := listFlag(fs, "variants", nil, "comma-separated variants (default: all of variants.conf)")
+	setList := listFlag(fs, "sets", nil, "comma-separated benchmark sets, or headline for the first answer's "+
+		"(default: all of the mode but those that run only when named)")
+	sweepList := listFlag(fs, "sweep-sets", nil, "comma-separated sets the alias variants (series @TARGET) run on, "+
 		"or all (default: the sets marked as sensitive to timer slack: wakeups)")
 	out := fs.String("out", "", "results directory (default: $TIMERLAB_BUILD/results, or results-quick; "+
 		"results-xbench for the sets of golang.org/x/benchmarks alone)")
@@ -242,7 +347,7 @@ func benchCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	if *out == "" {
-		*out = experiment.DefaultOut(l, *quick, splitList(*setList))
+		*out = experiment.DefaultOut(l, *quick, setList.names)
 	}
 	if *prebuilt {
 		if shaping := matrixFlags(fs); len(shaping) > 0 {
@@ -250,19 +355,26 @@ func benchCmd(ctx context.Context, args []string) error {
 		}
 		return experiment.Prebuilt(ctx, l, *out, *timeout, logOut)
 	}
-	return experiment.Bench(ctx, l, experiment.Options{Quick: *quick, Variants: splitList(*variantList),
-		Sets: splitList(*setList), SweepSets: splitList(*sweepList), Rounds: *rounds, Count: *count,
+	return experiment.Bench(ctx, l, experiment.Options{Quick: *quick, Variants: variantList.names,
+		Sets: setList.names, SweepSets: sweepList.names, Rounds: *rounds, Count: *count,
 		Timeout: *timeout, BuildOnly: *buildOnly, Log: logOut}, *out)
 }
 
-// benchHelp lists what bench -h says after its flags (selection.Help): the sets, the variants.
+// benchHelp lists what bench -h says after its flags: the names --sets and --variants take.
 func benchHelp(w io.Writer) {
+	writeNames(w, `benchmark sets (--sets; default: all but those marked "when named"):`, selection.SetNames())
+	fmt.Fprintln(w)
 	l, err := checkout()
 	var vs []lab.Variant
 	if err == nil {
 		vs, err = l.ReadVariants()
 	}
-	selection.Help(w, vs, err)
+	if err != nil {
+		fmt.Fprint(w, wrap(fmt.Sprintf("variants: variants.conf lists them (%v)", err), "", "  "))
+		return
+	}
+	writeNames(w, "variants (--variants; default: all; the aliases, series @TARGET, run the sweep sets only, "+
+		"the null floor the floor sets only):", selection.VariantNames(vs))
 }
 
 // matrixFlags returns the flags set on fs that shape a matrix or build one (all but --out,
@@ -299,7 +411,7 @@ func reportCmd(_ context.Context, args []string) error {
 
 func configsCmd(_ context.Context, args []string) error {
 	fs := newFlags("configs", nil)
-	variantList := fs.String("variants", "", "comma-separated variants (default: all of variants.conf but the null floor)")
+	variantList := listFlag(fs, "variants", nil, "comma-separated variants (default: all of variants.conf but the null floor)")
 	out := fs.String("out", "", "directory for the files (default: $TIMERLAB_BUILD/results)")
 	profile := fs.Bool("cpuprofile", true, "ask bent and sweet for CPU profiles")
 	if err := parse(fs, args, false); err != nil {
@@ -309,7 +421,7 @@ func configsCmd(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	paths, err := configs.WriteFor(l, splitList(*variantList), *out, *profile)
+	paths, err := configs.WriteFor(l, variantList.names, *out, *profile)
 	for _, p := range paths {
 		fmt.Fprintln(helpOut, p)
 	}
@@ -318,10 +430,10 @@ func configsCmd(_ context.Context, args []string) error {
 
 func xbenchCmd(ctx context.Context, args []string) error {
 	fs := newFlags("xbench", func(w io.Writer) {
-		fmt.Fprintf(w, "It installs sweet and bent at the version xbench.conf pins into $TIMERLAB_BUILD/xbench (go install),\n"+
-			"with etcd's source at its pinned tag (git clone). Where the module proxy refuses golang.org/x/benchmarks\n"+
-			"or github.com cannot be reached, %s and %s name git checkouts at the pinned commits.\n",
-			xbench.SrcEnv, xbench.EtcdSrcEnv)
+		fmt.Fprint(w, wrap(fmt.Sprintf("It installs sweet and bent at the version xbench.conf pins into "+
+			"$TIMERLAB_BUILD/xbench (go install), with etcd's source at its pinned tag (git clone). Where the module "+
+			"proxy refuses golang.org/x/benchmarks or github.com cannot be reached, %s and %s name git checkouts at "+
+			"the pinned commits.", xbench.SrcEnv, xbench.EtcdSrcEnv), "", ""))
 	})
 	if err := parse(fs, args, false); err != nil {
 		return err
@@ -336,9 +448,9 @@ func xbenchCmd(ctx context.Context, args []string) error {
 
 func instrCmd(ctx context.Context, args []string) error {
 	fs := newFlags("instr", nil)
-	variantList := fs.String("variants", "heap,upstream", "comma-separated variants, the first the baseline")
+	variantList := listFlag(fs, "variants", []string{"heap", "upstream"}, "comma-separated variants, the first the baseline")
 	pkg := fs.String("pkg", "time", "the std package whose benchmarks run")
-	benchList := fs.String("bench", strings.Join(experiment.DefaultInstrBench, ","), "comma-separated benchmark names "+
+	benchList := listFlag(fs, "bench", experiment.DefaultInstrBench, "comma-separated benchmark names "+
 		"(BenchmarkX or BenchmarkX/sub); a benchmark with sub-benchmarks is measured per sub-benchmark")
 	rounds := fs.Int("rounds", 6, "measurements per benchmark and variant, interleaved round-robin, at least 1")
 	n := fs.Int("n", 0, fmt.Sprintf("iterations of the shorter run, the longer one runs 2N (default: per benchmark, "+
@@ -361,8 +473,8 @@ func instrCmd(ctx context.Context, args []string) error {
 	if *out == "" {
 		*out = l.InstrResults()
 	}
-	return experiment.Instr(ctx, l, experiment.InstrOptions{Variants: splitList(*variantList), Pkg: *pkg,
-		Bench: splitList(*benchList), Rounds: *rounds, N: *n, Valgrind: *valgrind, Log: logOut, Report: helpOut}, *out)
+	return experiment.Instr(ctx, l, experiment.InstrOptions{Variants: variantList.names, Pkg: *pkg,
+		Bench: benchList.names, Rounds: *rounds, N: *n, Valgrind: *valgrind, Log: logOut, Report: helpOut}, *out)
 }
 
 func verifyCmd(_ context.Context, args []string) error {
@@ -372,13 +484,11 @@ func verifyCmd(_ context.Context, args []string) error {
 	if err := parse(fs, args, true); err != nil {
 		return err
 	}
+	if fs.NArg() != 1 {
+		return usagef("want one results directory, got %d%s (usage: timerlab verify [--docs DIR] RESULTS_DIR)",
+			fs.NArg(), map[bool]string{true: ": " + strings.Join(fs.Args(), " "), false: ""}[fs.NArg() > 0])
+	}
 	dir := fs.Arg(0)
-	if err := parse(fs, fs.Args()[min(1, fs.NArg()):], false); err != nil { // flags may also follow the directory
-		return err
-	}
-	if dir == "" {
-		return usagef("want a results directory (timerlab verify -h)")
-	}
 	if err := verify.Results(dir); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,8 +47,8 @@ func TestEndToEnd(t *testing.T) {
 
 // TestHelp checks that timerlab alone, help, -h and --help print the synopsis of every command, to
 // stdout when asked for (exit 0) and to stderr when no command was given (exit 2); that help
-// COMMAND and COMMAND -h print the command's flags; and that bench's help lists the sets, the group
-// headline and the checkout's variants.
+// COMMAND and COMMAND -h print the command's flags, help -h and help help help's own; and that
+// bench's help lists the sets, the group headline and the checkout's variants.
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, nil} {
 		var out, errOut strings.Builder
@@ -60,34 +61,65 @@ func TestHelp(t *testing.T) {
 			t.Errorf("timerlab %q: exit %d, want %d", args, code, wantCode)
 		}
 		for _, c := range commands {
-			if !strings.Contains(text, "timerlab "+c.name+" ") || !strings.Contains(text, c.what) {
+			if !strings.Contains(text, "timerlab "+c.name) || !strings.Contains(strings.Join(strings.Fields(text), " "), c.what) {
 				t.Errorf("timerlab %q: the synopsis lacks %s:\n%s", args, c.name, text)
 			}
 		}
 	}
-	for _, args := range [][]string{{"help", "bench"}, {"bench", "-h"}} {
+	for _, args := range [][]string{{"help", "bench"}, {"bench", "-h"}, {"bench", "--help"}} {
 		var out, errOut strings.Builder
 		if code := run(args, &out, &errOut); code != 0 {
 			t.Errorf("timerlab %q: exit %d (%s)", args, code, errOut.String())
 		}
-		for _, want := range []string{"usage: timerlab bench [--quick]", "-rounds int", "benchmark sets (--sets",
-			"  std-time-ops ", "[when named]", "  wakeups ", "aliases run it", "  headline ", "std-time-ops, timers, deadline, wakeups",
-			"variants (--variants", "  heap ", "  slack-1ms ", "alias of slack, GODEBUG=timerslack=1ms",
-			"  floor ", "the null floor runs it", "  null "} {
+		for _, want := range []string{"usage: timerlab bench [--quick]", "  --rounds N\n", "  --sets a,b|headline\n",
+			"benchmark sets (--sets", "  std-time-ops ", "[when named]", "  wakeups ", "aliases run it", "  headline ",
+			"std-time-ops, timers, deadline, wakeups", "variants (--variants", "  heap ", "  slack-1ms ",
+			"alias of slack, GODEBUG=timerslack=1ms", "  floor ", "the null floor runs it", "  null "} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("timerlab %q lacks %q:\n%s", args, want, out.String())
 			}
 		}
 	}
+	for _, args := range [][]string{{"help", "-h"}, {"help", "--help"}, {"help", "help"}} {
+		var out, errOut strings.Builder
+		if code := run(args, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "usage: timerlab help [COMMAND]\n") {
+			t.Errorf("timerlab %q: exit %d, %q %q; want help's usage", args, code, out.String(), errOut.String())
+		}
+	}
 	var out, errOut strings.Builder
-	if code := run([]string{"report", "-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "-results string") {
+	if code := run([]string{"report", "-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "  --results DIR\n") {
 		t.Errorf("report -h: exit %d:\n%s", code, out.String())
 	}
 }
 
+// TestHelpFits checks that every help, the synopsis and each command's, fits in 100 columns and
+// names each flag as its usage line does, --name.
+func TestHelpFits(t *testing.T) {
+	helps := [][]string{{"help"}}
+	for _, c := range commands {
+		helps = append(helps, []string{c.name, "-h"})
+	}
+	dash := regexp.MustCompile(`(^|[\s\[(])-[a-z][a-z-]`) // -h, help's own, is the one short flag
+	for _, args := range helps {
+		var out, errOut strings.Builder
+		if code := run(args, &out, &errOut); code != 0 {
+			t.Errorf("timerlab %q: exit %d", args, code)
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if n := len([]rune(line)); n > 100 {
+				t.Errorf("timerlab %q: a line of %d columns: %q", args, n, line)
+			}
+			if m := dash.FindString(line); m != "" && !strings.Contains(line, "-test.") {
+				t.Errorf("timerlab %q: a flag with one dash: %q", args, line)
+			}
+		}
+	}
+}
+
 // TestRefusedCommandLines checks that what timerlab cannot do as asked is refused with exit status
-// 2 and one line naming the command: an unknown command, stray arguments, unknown flags, a flag
-// without its value, and values out of range; all before anything runs.
+// 2 and one line naming the command: an unknown command, stray arguments, unknown flags (all of
+// them), a flag without its value or with a value it refuses, a list that names nothing, unknown
+// variants and sets (all of them), values out of range; all before anything runs.
 func TestRefusedCommandLines(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -95,20 +127,40 @@ func TestRefusedCommandLines(t *testing.T) {
 	}{
 		{[]string{"bnech"}, `timerlab: unknown command "bnech" (timerlab help lists them)`},
 		{[]string{"help", "nosuch"}, `timerlab help: unknown command "nosuch"`},
+		{[]string{"help", "bench", "report"}, "timerlab help: want at most one command, got 2: bench report"},
 		{[]string{"bench", "timers"}, `timerlab bench: unexpected argument "timers": the command takes flags only`},
 		{[]string{"bench", "--rounds", "-1"}, "timerlab bench: --rounds -1: want 1 or more"},
 		{[]string{"bench", "--rounds", "0"}, "timerlab bench: --rounds 0: want 1 or more"},
+		{[]string{"bench", "--rounds", "six"}, `timerlab bench: --rounds "six": parse error`},
 		{[]string{"bench", "--count", "0"}, "timerlab bench: --count 0: want 1 or more"},
 		{[]string{"bench", "--timeout", "0s"}, "timerlab bench: --timeout 0s: want a duration above 0"},
-		{[]string{"bench", "--timeout"}, "timerlab bench: flag needs an argument: -timeout (timerlab bench -h lists its flags)"},
-		{[]string{"bench", "--round", "3"}, "timerlab bench: flag provided but not defined: -round"},
+		{[]string{"bench", "--timeout"}, "timerlab bench: flag needs an argument: --timeout (timerlab bench -h lists its flags)"},
+		{[]string{"bench", "--round", "3"}, "timerlab bench: unknown flag --round (timerlab bench -h lists its flags)"},
+		{[]string{"bench", "--round", "3", "--quick", "--varients=heap", "-x"}, "timerlab bench: unknown flags --round, --varients, --x"},
 		{[]string{"bench", "--build-only", "--prebuilt"}, "timerlab bench: --build-only and --prebuilt: want one of them"},
+		{[]string{"bench", "--variants", ","}, `timerlab bench: --variants ",": names nothing`},
+		{[]string{"bench", "--variants="}, `timerlab bench: --variants "": names nothing`},
+		{[]string{"bench", "--sets", " , "}, `timerlab bench: --sets " , ": names nothing`},
+		{[]string{"bench", "--variants", "whel,heap,slak"}, `timerlab bench: --variants: unknown variants "whel" and "slak" (known: upstream heap `},
+		{[]string{"bench", "--variants", "heap,heap"}, `timerlab bench: --variants: variant "heap" named twice`},
+		{[]string{"bench", "--sets", "timres,deadline,nosuch"}, `timerlab bench: --sets: unknown benchmark sets "timres" and "nosuch" (known: std-time `},
+		{[]string{"bench", "--sets", "std-time,std-time-ops"}, "timerlab bench: --sets: benchmark sets std-time and std-time-ops both run"},
+		{[]string{"bench", "--sweep-sets", "wakeup"}, `timerlab bench: --sweep-sets: unknown benchmark set "wakeup"`},
+		{[]string{"bench", "--variants", "null", "--sets", "timers"}, "timerlab bench: --variants: no variant left to run: " +
+			"null (the null floor: its AfterFunc timers never fire) runs only on the sets floor, none of them selected"},
+		{[]string{"bench", "--build-only", "--sets", "bent"}, "timerlab bench: --build-only: bent: sweet and bent build and run in one step"},
 		{[]string{"report", "build/results"}, `timerlab report: unexpected argument "build/results"`},
 		{[]string{"configs", "x"}, `timerlab configs: unexpected argument "x"`},
+		{[]string{"configs", "--variants", "ghost,spook"}, `timerlab configs: --variants: unknown variants "ghost" and "spook"`},
+		{[]string{"configs", "--variants", "null"}, "timerlab configs: --variants: null is the null floor"},
 		{[]string{"xbench", "now"}, `timerlab xbench: unexpected argument "now"`},
 		{[]string{"instr", "--rounds", "0"}, "timerlab instr: --rounds 0: want 1 or more"},
-		{[]string{"verify"}, "timerlab verify: want a results directory"},
-		{[]string{"verify", "a", "b"}, `timerlab verify: unexpected argument "b"`},
+		{[]string{"instr", "--variants", "heap,nosuch"}, `timerlab instr: --variants: unknown variant "nosuch"`},
+		{[]string{"instr", "--bench", ","}, `timerlab instr: --bench ",": names nothing`},
+		{[]string{"verify"}, "timerlab verify: want one results directory, got 0 (usage: timerlab verify [--docs DIR] RESULTS_DIR)"},
+		{[]string{"verify", "a", "b"}, "timerlab verify: want one results directory, got 2: a b (usage: timerlab verify [--docs DIR] RESULTS_DIR)"},
+		{[]string{"verify", "a", "--docs", "d", "b"}, "timerlab verify: want one results directory, got 2: a b"},
+		{[]string{"verify", "--doc", "d", "a"}, "timerlab verify: unknown flag --doc"},
 	} {
 		var out, errOut strings.Builder
 		code := run(tc.args, &out, &errOut)
@@ -116,6 +168,26 @@ func TestRefusedCommandLines(t *testing.T) {
 		if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], tc.want) || out.Len() > 0 {
 			t.Errorf("timerlab %q: exit %d, stderr %q; want exit 2 and one line starting %q", tc.args, code, errOut.String(), tc.want)
 		}
+	}
+}
+
+// TestMissingToolchains checks that the toolchains a matrix lacks are one line that names them all
+// and the command that builds them, and that nothing is said of the variants the command line did
+// not name (the alias and the null floor, which run other sets).
+func TestMissingToolchains(t *testing.T) {
+	build := labtest.FakeBuild(t)
+	conf := filepath.Join(build, "variants.conf")
+	os.WriteFile(conf, []byte("upstream none - - pristine\nheap all - - baseline\nslack all timerslack - slack\n"+
+		"slack-1ms @slack - timerslack=1ms sweep\nnull all timernull - the null floor\n"), 0o644)
+	var out, errOut strings.Builder
+	code := run([]string{"bench", "--quick", "--sets", "std-context", "--out", filepath.Join(build, "r")}, &out, &errOut)
+	want := "timerlab bench: no toolchain of upstream, heap, slack in " + filepath.Join(build, "toolchains") +
+		": build them with `for v in upstream heap slack; do scripts/build-toolchain.sh $v || break; done`\n"
+	if code != 1 || errOut.String() != want {
+		t.Errorf("bench without toolchains: exit %d, stderr\n%s\nwant exit 1 and\n%s", code, errOut.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(build, "r")); err == nil {
+		t.Error("the refused bench created its results directory")
 	}
 }
 

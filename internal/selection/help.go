@@ -1,54 +1,55 @@
 package selection
 
 import (
-	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"timerlab/internal/lab"
 	"timerlab/internal/suite"
 )
 
-// Help writes what timerlab bench -h says after its flags: the sets of each mode, which variants
-// run on which (the aliases on the sweep sets, the null floor on the floor sets), the group
-// headline, and the variants vs of this checkout, or err, the reason they could not be read.
-func Help(w io.Writer, vs []lab.Variant, err error) {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark sets (--sets; default: all but those marked \"when named\"):")
+// A Name is a name a command line may give, what it stands for, and how the choice treats it
+// (Marks), for a command's help to list.
+type Name struct {
+	Name, About string
+	Marks       []string
+}
+
+// SetNames lists the names --sets takes: every set of the full matrix, marked "when named" if it
+// runs only when named, "quick too" if the quick matrix has it, "aliases run it" for a sweep set,
+// "the null floor runs it" for a floor set; then HeadlineGroup.
+func SetNames() []Name {
+	var out []Name
 	quick := suite.Sets(true)
 	for _, s := range suite.Sets(false) {
-		var marks []string
+		n := Name{Name: s.Name, About: s.About}
 		if s.OptIn {
-			marks = append(marks, "when named")
+			n.Marks = append(n.Marks, "when named")
 		}
 		if _, ok := suite.Find(quick, s.Name); ok {
-			marks = append(marks, "quick too")
+			n.Marks = append(n.Marks, "quick too")
 		}
 		if s.Sweep {
-			marks = append(marks, "aliases run it")
+			n.Marks = append(n.Marks, "aliases run it")
 		}
 		if s.Floor {
-			marks = append(marks, "the null floor runs it")
+			n.Marks = append(n.Marks, "the null floor runs it")
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t[%s]\n", s.Name, s.About, strings.Join(marks, ", "))
+		out = append(out, n)
 	}
-	fmt.Fprintf(tw, "  %s\tthe first answer, make's default matrix: %s\t\n", HeadlineGroup,
-		strings.Join(HeadlineSets, ", "))
-	tw.Flush()
-	fmt.Fprintln(w)
-	if err != nil {
-		fmt.Fprintf(w, "variants: variants.conf lists them (%v)\n", err)
-		return
-	}
-	fmt.Fprintln(tw, "variants (--variants; default: all; the aliases, series @TARGET, run the sweep sets only, "+
-		"the null floor the floor sets only):")
+	return append(out, Name{Name: HeadlineGroup,
+		About: "the first answer, make's default matrix: " + strings.Join(HeadlineSets, ", ")})
+}
+
+// VariantNames lists the names --variants takes: the variants vs of variants.conf, an alias with
+// its target and GODEBUG.
+func VariantNames(vs []lab.Variant) []Name {
+	var out []Name
 	for _, v := range vs {
-		what := v.Text
+		about := v.Text
 		if v.IsAlias() {
-			what = "alias of " + v.Toolchain + ", GODEBUG=" + v.Godebug + ": " + what
+			about = "alias of " + v.Toolchain + ", GODEBUG=" + v.Godebug + ": " + about
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", v.Name, what)
+		out = append(out, Name{Name: v.Name, About: about})
 	}
-	tw.Flush()
+	return out
 }
