@@ -5,6 +5,8 @@ package stats
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -34,24 +36,53 @@ func Tidy(unit string) string {
 type Index struct {
 	keys   []Key                        // in order of first appearance
 	values map[Key]map[string][]float64 // key -> variant -> values
+	runs   map[Key]map[string][]int     // key -> variant -> the result each value is of, in order
 }
 
 // NewIndex indexes results by key and by their "variant" configuration value.
 func NewIndex(res []*benchfmt.Result) *Index {
-	ix := &Index{values: map[Key]map[string][]float64{}}
-	for _, r := range res {
+	ix := &Index{values: map[Key]map[string][]float64{}, runs: map[Key]map[string][]int{}}
+	for i, r := range res {
 		variant := r.GetConfig("variant")
 		for _, v := range r.Values {
 			val, unit := benchunit.Tidy(v.Value, v.Unit)
 			k := Key{Unit: unit, Pkg: r.GetConfig("pkg"), Name: string(r.Name.Full())}
 			if ix.values[k] == nil {
 				ix.values[k] = map[string][]float64{}
+				ix.runs[k] = map[string][]int{}
 				ix.keys = append(ix.keys, k)
 			}
 			ix.values[k][variant] = append(ix.values[k][variant], val)
+			ix.runs[k][variant] = append(ix.runs[k][variant], i)
 		}
 	}
 	return ix
+}
+
+// PerOp returns the key of k's figure per op: where k's unit is a rate (a figure per second), each
+// of its values times the time per op (sec/op) of the same run, which is what the rate comes to
+// for one op; its unit ends in /op where k's ends in /s. The key is not among Keys. false where
+// k's unit is no rate or no run of k has its time per op.
+func (ix *Index) PerOp(k Key) (Key, bool) {
+	base, ok := strings.CutSuffix(k.Unit, "/s")
+	if !ok {
+		return Key{}, false
+	}
+	perOp := Key{Unit: base + "/op", Pkg: k.Pkg, Name: k.Name}
+	if _, done := ix.values[perOp]; done {
+		return perOp, len(ix.values[perOp]) > 0
+	}
+	secs := Key{Unit: "sec/op", Pkg: k.Pkg, Name: k.Name}
+	values := map[string][]float64{}
+	for variant, runs := range ix.runs[k] {
+		for i, run := range runs {
+			if j := slices.Index(ix.runs[secs][variant], run); j >= 0 {
+				values[variant] = append(values[variant], ix.values[k][variant][i]*ix.values[secs][variant][j])
+			}
+		}
+	}
+	ix.values[perOp] = values
+	return perOp, len(values) > 0
 }
 
 // Keys returns the keys in order of first appearance.
@@ -61,11 +92,12 @@ func (ix *Index) Keys() []Key {
 
 // Filter returns the index of the keys of ix that keep reports true for, in the same order.
 func (ix *Index) Filter(keep func(Key) bool) *Index {
-	out := &Index{values: map[Key]map[string][]float64{}}
+	out := &Index{values: map[Key]map[string][]float64{}, runs: map[Key]map[string][]int{}}
 	for _, k := range ix.keys {
 		if keep(k) {
 			out.keys = append(out.keys, k)
 			out.values[k] = ix.values[k]
+			out.runs[k] = ix.runs[k]
 		}
 	}
 	return out

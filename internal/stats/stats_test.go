@@ -2,6 +2,8 @@ package stats
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +78,41 @@ func TestDeltaText(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+// TestPerOp checks a rate per op: each run's figure per second times its time per op, paired by
+// run (here the second run of wheel lacks the rate, and its time per op is left out), for each
+// variant; a figure that is no rate has none.
+func TestPerOp(t *testing.T) {
+	text := "variant: heap\npkg: p\n" +
+		"BenchmarkSleep-2 10 1000000 ns/op 300 wakeups/s\n" + // 0.3 wakeups a sleep
+		"BenchmarkSleep-2 10 2000000 ns/op 200 wakeups/s\n" + // 0.4
+		"variant: wheel\npkg: p\n" +
+		"BenchmarkSleep-2 10 500000 ns/op 1000 wakeups/s\n" + // 0.5
+		"BenchmarkSleep-2 10 700000 ns/op\n" +
+		"BenchmarkSleep-2 10 400000 ns/op 2500 wakeups/s\n" // 1.0
+	ix := NewIndex(results(t, text))
+	k := Key{Unit: "wakeups/s", Pkg: "p", Name: "Sleep-2"}
+	perOp, ok := ix.PerOp(k)
+	if !ok || perOp.Unit != "wakeups/op" {
+		t.Fatalf("PerOp = %+v, %v", perOp, ok)
+	}
+	for variant, want := range map[string][]float64{"heap": {0.3, 0.4}, "wheel": {0.5, 1.0}} {
+		s, _ := ix.Sample(perOp, variant)
+		if s == nil || len(s.Values) != len(want) {
+			t.Fatalf("%s: %v, want %v", variant, s, want)
+		}
+		for i := range want {
+			if math.Abs(s.Values[i]-want[i]) > 1e-12 {
+				t.Errorf("%s: %v, want %v", variant, s.Values, want)
+			}
+		}
+	}
+	if slices.Contains(ix.Keys(), perOp) {
+		t.Error("the key per op is among Keys")
+	}
+	if _, ok := ix.PerOp(Key{Unit: "sec/op", Pkg: "p", Name: "Sleep-2"}); ok {
+		t.Error("a key per op of sec/op")
 	}
 }
