@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchfmt"
+
 	"timerlab/internal/matrix"
 	"timerlab/internal/results"
 	"timerlab/internal/selection"
+	"timerlab/internal/stats"
 	"timerlab/internal/suite"
 )
 
@@ -221,5 +225,91 @@ func TestMatrixName(t *testing.T) {
 		if got := r.matrixName(); got != tc.want {
 			t.Errorf("%s matrix of %v: %q, want %q", tc.mode, tc.sets, got, tc.want)
 		}
+	}
+}
+
+// sleeps returns six runs of bench/wakeups' SubMsSleep for variant: each sleep takes nsPerOp,
+// ends ratio times as late as asked for and costs cpu, and wakeupsPerSleep timer wakeups, which
+// the benchmark reports per second (times 1 + i/100 in run i, so that the runs differ).
+func sleeps(variant string, nsPerOp, ratio, wakeupsPerSleep, cpu float64) string {
+	s := "variant: " + variant + "\npkg: timerlab/bench/wakeups\n"
+	for i := range 6 {
+		f := 1 + float64(i)/100
+		s += fmt.Sprintf("BenchmarkSubMsSleep-2 1000 %g ns/op %g ratio-p50 %g timer-wakeups/s %g cpu-ns/op\n",
+			nsPerOp, ratio*f, wakeupsPerSleep*f/(nsPerOp/1e9), cpu*f)
+	}
+	return s
+}
+
+// sleepsReport is a report of heap, slack and wheel on the sleeps: slack's end on time (×0.60)
+// with twice heap's timer wakeups per sleep, though 2.5 times as many a second, since each sleep
+// takes less time, and twice its CPU; the wheel's end as late as heap's with 1.5 times the wakeups
+// per sleep.
+func sleepsReport(t *testing.T) *Report {
+	t.Helper()
+	text := sleeps("heap", 50000, 2.0, 0.2, 3000) + sleeps("slack", 40000, 1.2, 0.4, 6000) +
+		sleeps("wheel", 50000, 2.0, 0.3, 3000)
+	r := benchfmt.NewReader(strings.NewReader(text), "sleeps")
+	var res []*benchfmt.Result
+	for r.Scan() {
+		if rec, ok := r.Result().(*benchfmt.Result); ok {
+			res = append(res, rec.Clone())
+		} else {
+			t.Fatal(r.Result())
+		}
+	}
+	return &Report{Spec: matrix.Spec{Variants: []string{"heap", "slack", "wheel"}, Sets: []string{"wakeups"}},
+		Variants: []string{"heap", "slack", "wheel"}, Index: stats.NewIndex(res)}
+}
+
+// TestVerdictOfPrecision checks the price of precision: timer wakeups are judged per sleep, not
+// per second; slack's, higher while its sleeps end on time, are that precision's price, not
+// worse, in the table and in its paragraph; the wheel's, higher with no such gain, are worse.
+// Every interval is the ratio times the 6th smallest and the 6th largest of the 36 ratios
+// (1+j/100)/(1+i/100), i, j < 6: 0.971 and 1.029.
+func TestVerdictOfPrecision(t *testing.T) {
+	var b bytes.Buffer
+	sleepsReport(t).writeVerdict(&b)
+	v := b.String()
+	for _, want := range []string{
+		"**slack** wins on sleeps of 0.1-1 ms: median actual / requested (×0.60). It costs more on sleeps of 20 µs-1 ms: " +
+			"CPU per sleep (×2.00) and sleeps of 20 µs-1 ms: timer wakeups per sleep (×2.00), the price of sleeps that end " +
+			"on time. The right choice for short sleeps that must end on time, where what it costs matters less.\n\n",
+		"**wheel** wins on no figure. It costs more on sleeps of 20 µs-1 ms: timer wakeups per sleep (×1.50). " +
+			"On what this run measured, heap remains the better choice.\n\n",
+		"| sleeps of 0.1-1 ms: median actual / requested (`wakeups` SubMsSleep) | ×0.60 (0.58–0.62) | ×1.00 (0.97–1.03) ~ | better: slack |",
+		"| sleeps of 20 µs-1 ms: timer wakeups per sleep (`wakeups` SubMsSleep) | ×2.00 (1.94–2.06) | ×1.50 (1.46–1.54) | " +
+			"worse: wheel; the price of sleeps that end on time: slack |",
+		"| sleeps of 20 µs-1 ms: CPU per sleep (`wakeups` SubMsSleep) | ×2.00 (1.94–2.06) | ×1.00 (0.97–1.03) ~ | worse: slack |",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the verdict lacks %q:\n%s", want, v)
+		}
+	}
+	if i, j := strings.Index(v, "**slack**"), strings.Index(v, "| figure |"); i < 0 || j < i {
+		t.Errorf("the verdict does not open with the paragraphs:\n%s", v)
+	}
+}
+
+// TestVerdictOfNullFloor checks the paragraph of a null floor that a matrix ran beside the timer
+// sets (testdata/wheel, its null marked as the floor): what it saves bounds any timer set's, and
+// it is nobody's right choice.
+func TestVerdictOfNullFloor(t *testing.T) {
+	r, err := LoadPartial("testdata/wheel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.Env.Toolchains {
+		if r.Env.Toolchains[i].Variant == "null" {
+			r.Env.Toolchains[i].GOEXPERIMENT = "timernull"
+		}
+	}
+	var b bytes.Buffer
+	r.writeVerdict(&b)
+	want := "**null** is the null floor, a measuring instrument and not a timer set: its AfterFunc timers never fire. " +
+		"What it saves, on a timeout started and stopped, 1K timers live (×0.60); a timeout started and stopped, 4M timers " +
+		"live (×0.55) and a timer started and stopped among 4M live ones (×0.76), is the most any timer set could.\n\n"
+	if !strings.Contains(b.String(), want) || strings.Count(b.String(), "The right choice") != 1 {
+		t.Errorf("the verdict lacks\n%s\nor calls the null floor a choice:\n%s", want, b.String())
 	}
 }

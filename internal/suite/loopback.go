@@ -12,8 +12,10 @@ var Deadline = Workload{Name: "deadline", Pkg: "timerlab/bench/deadline", From: 
 			Benchtime: pick(quick, "", "100ms"),
 			About:     "deadline churn: SetReadDeadline / Reset moved earlier and later (golang/go#41699)"}}
 	}, Headlines: []Headline{
-		{Bench: "TimerResetChurn", Unit: "sec/op", Label: "50K timers reset later and earlier (golang/go#41699)"},
-		{Bench: "DeadlineChurn", Unit: "sec/op", Label: "read deadlines moved on 1000 idle connections"},
+		{Bench: "TimerResetChurn", Unit: "sec/op", Label: "50K timers reset later and earlier (golang/go#41699)",
+			Use: "timers reset back and forth"},
+		{Bench: "DeadlineChurn", Unit: "sec/op", Label: "read deadlines moved on 1000 idle connections",
+			Use: "deadlines moved on idle connections"},
 	}}
 
 // HTTPTimeout is bench/httptimeout: a loopback net/http server with a context.WithTimeout per

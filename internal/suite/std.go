@@ -23,8 +23,8 @@ var StdTime = Workload{Name: "std-time", Pkg: "time", From: Std,
 			Set{Name: "std-time-latency", Expect: latencyTimeBenchmarks, OptIn: true, Benchtime: "500ms",
 				About: "Go's own timer latency benchmarks (src/time): parallel timers, staggered tickers"})
 	}, Headlines: []Headline{
-		{Bench: "StartStop1000", Unit: "sec/op", Label: "start and stop 1000 timers"},
-		{Bench: "Reset/impl=func", Unit: "sec/op", Label: "reset an AfterFunc timer"},
+		{Bench: "StartStop1000", Unit: "sec/op", Label: "start and stop 1000 timers", Use: "timers started and stopped"},
+		{Bench: "Reset/impl=func", Unit: "sec/op", Label: "reset an AfterFunc timer", Use: "timers reset"},
 	}}
 
 // Go's own timer benchmarks in package time.

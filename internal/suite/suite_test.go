@@ -247,4 +247,17 @@ func TestHeadlines(t *testing.T) {
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "no-such/op") {
 		t.Errorf("a headline of a figure the workload does not report: %v", err)
 	}
+	bad.Headlines = []Headline{{Bench: "CostVsN/N=4M", Unit: "sec/op"}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "says not what it suits (Use)") {
+		t.Errorf("a headline without its use: %v", err)
+	}
+	bad.Headlines = []Headline{{Bench: "CostVsN/N=4M", Unit: "sec/op", Use: "u", PerOp: true}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "PerOp of a figure that is no rate") {
+		t.Errorf("a headline per op of no rate: %v", err)
+	}
+	bad = Wakeups
+	bad.Headlines = []Headline{{Bench: Sleeps, Unit: units.TimerWakeups, Use: "u", PriceOf: units.RatioP50, Price: "p"}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "is the price of ratio-p50, no headline of its benchmark") {
+		t.Errorf("a price of a figure no headline has: %v", err)
+	}
 }

@@ -102,7 +102,7 @@ type Chart struct {
 
 // A Headline is one figure of a workload that the report's verdict opens with: every variant
 // against the baseline, as a ratio with its confidence interval. Lower is better for every
-// headline, so that the verdict can say better and worse.
+// headline, so that the verdict can say better and worse, but for a price (PriceOf).
 type Headline struct {
 	// Bench is the benchmark, with its sub-benchmark levels and without the -GOMAXPROCS suffix
 	// (TimeoutVsN/N=4M). A name with fewer levels than the results stands for the first
@@ -110,6 +110,17 @@ type Headline struct {
 	Bench string
 	Unit  string // as the benchmark reports it
 	Label string // what the row says it measures, in words
+	// Use is the programs a variant better on this figure suits, in words that end the verdict's
+	// "the right choice for ...".
+	Use string
+	// PerOp shows the figure, a rate (Unit ends in /s), per op: each run's rate times its time per
+	// op. A policy whose ops end sooner runs more of them a second, so its rate says how fast it
+	// runs as much as what each op costs.
+	PerOp bool
+	// PriceOf, if set, is the Unit of another headline of Bench, and Price what a variant better
+	// on that one gains, in words: a variant better there is not "worse" for a higher figure here,
+	// which is that gain's price (the timer wakeups of sleeps that end on time).
+	PriceOf, Price string
 }
 
 // Top returns the top-level benchmark of the headline: its Bench up to the first '/'.
@@ -193,6 +204,18 @@ func (w Workload) Validate() error {
 	for _, h := range w.Headlines {
 		if err := check("headline "+h.Bench, []string{h.Top()}, h.Unit); err != nil {
 			return err
+		}
+		if h.Use == "" {
+			return fmt.Errorf("workload %s: headline %s %s says not what it suits (Use)", w.Name, h.Bench, h.Unit)
+		}
+		if h.PerOp && !strings.HasSuffix(h.Unit, "/s") {
+			return fmt.Errorf("workload %s: headline %s %s: PerOp of a figure that is no rate", w.Name, h.Bench, h.Unit)
+		}
+		if h.PriceOf != "" && (h.Price == "" || !slices.ContainsFunc(w.Headlines, func(o Headline) bool {
+			return o.Bench == h.Bench && o.Unit == h.PriceOf
+		})) {
+			return fmt.Errorf("workload %s: headline %s %s is the price of %s, no headline of its benchmark, "+
+				"or says not of what", w.Name, h.Bench, h.Unit, h.PriceOf)
 		}
 	}
 	if w.Summary != nil {
