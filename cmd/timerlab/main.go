@@ -489,8 +489,15 @@ func verifyCmd(_ context.Context, args []string) error {
 			fs.NArg(), map[bool]string{true: ": " + strings.Join(fs.Args(), " "), false: ""}[fs.NArg() > 0])
 	}
 	dir := fs.Arg(0)
-	if err := verify.Results(dir); err != nil {
+	c, err := verify.Inspect(dir)
+	if err != nil {
 		return err
+	}
+	if len(c.Gaps) > 0 {
+		return verify.IncompleteError(dir, c.Gaps)
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintln(logOut, "timerlab: warning:", w)
 	}
 	if *docs != "" {
 		if err := verify.Report(*docs); err != nil {

@@ -318,3 +318,23 @@ func TestReportDefaultsToMakesResults(t *testing.T) {
 		t.Errorf("report after make full: exit %d, %q; want %s rendered", code, errOut.String(), full)
 	}
 }
+
+// TestVerifyWarnsOfMissingBenchmark checks that verify passes runs that all ran but lack a
+// benchmark a set expects (it skipped itself, or the toolchain lacks it), and warns of it.
+func TestVerifyWarnsOfMissingBenchmark(t *testing.T) {
+	dir := copyRecorded(t)
+	raw := filepath.Join(dir, "raw", "heap.txt")
+	data, _ := os.ReadFile(raw)
+	var kept []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "BenchmarkDeadlineChurn") {
+			kept = append(kept, line)
+		}
+	}
+	os.WriteFile(raw, []byte(strings.Join(kept, "\n")), 0o644)
+	var out, errOut strings.Builder
+	want := "timerlab: warning: set deadline: no results for BenchmarkDeadlineChurn with heap\ntimerlab: " + dir + " verified\n"
+	if code := run([]string{"verify", dir}, &out, &errOut); code != 0 || errOut.String() != want {
+		t.Errorf("verify: exit %d, stderr %q; want exit 0 and %q", code, errOut.String(), want)
+	}
+}

@@ -72,7 +72,7 @@ func load(dir string, partial bool) (*Report, error) {
 		return nil, err
 	}
 	return &Report{Dir: dir, Spec: c.Spec, Env: c.Env, Variants: lab.BaselineFirst(c.Spec.Variants),
-		Index: stats.NewIndex(c.Results), Partial: c.Gaps, Digest: digest, partial: partial}, nil
+		Index: stats.NewIndex(c.Results), Warnings: c.Warnings, Partial: c.Gaps, Digest: digest, partial: partial}, nil
 }
 
 // set returns the benchmark set called name in the report's mode.

@@ -64,10 +64,9 @@ func TestLoadEmptyDirFails(t *testing.T) {
 	}
 }
 
-// TestReportRefusesMissingBenchmark checks that results without a benchmark a set expects, for one
-// variant, are refused, as verify refuses them, and that --partial renders them and opens the
-// report with what is missing.
-func TestReportRefusesMissingBenchmark(t *testing.T) {
+// TestReportWarnsAboutMissingBenchmark checks that a benchmark a set expects, absent for one
+// variant from runs that all ran, is a warning, as verify says it.
+func TestReportWarnsAboutMissingBenchmark(t *testing.T) {
 	dir := t.TempDir()
 	if err := exec.Command("cp", "-R", "testdata/results/.", dir).Run(); err != nil {
 		t.Fatal(err)
@@ -81,9 +80,29 @@ func TestReportRefusesMissingBenchmark(t *testing.T) {
 		}
 	}
 	os.WriteFile(raw, []byte(strings.Join(kept, "\n")), 0o644)
+	r, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := "set std-time: no results for BenchmarkParallelTimerLatency with upstream"
-	if _, err := report.Load(dir); err == nil || !strings.Contains(err.Error(), want) ||
-		!strings.Contains(err.Error(), "--partial") {
+	if len(r.Warnings) != 1 || r.Warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", r.Warnings, want)
+	}
+	if md := writeResults(t, r, t.TempDir()); !strings.Contains(md, "## Warnings\n\n- "+want+"\n") {
+		t.Errorf("the report does not warn %q", want)
+	}
+}
+
+// TestReportRefusesEmptyRawFile checks that results with an empty raw file are refused, as verify
+// refuses them, and that a partial report renders them and opens with what they lack.
+func TestReportRefusesEmptyRawFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := exec.Command("cp", "-R", "testdata/results/.", dir).Run(); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "raw", "upstream.txt"), nil, 0o644)
+	const want = "raw/upstream.txt: no benchmark results"
+	if _, err := report.Load(dir); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--partial") {
 		t.Errorf("Load: %v, want it refused for %q", err, want)
 	}
 	if err := verify.Results(dir); err == nil || !strings.Contains(err.Error(), want) {
@@ -104,8 +123,8 @@ func TestReportRefusesMissingBenchmark(t *testing.T) {
 
 // TestReportFindsBenchmarkOnOneCPU checks that a result of a benchmark run with -test.cpu=1, whose
 // name has no -N suffix (timers-stopped's StoppedBytes), counts as the set's result: the report
-// neither says it is missing nor leaves it out of the set's table. (The set's runs and profiles are
-// missing: the report is partial.)
+// neither warns that it is missing nor leaves it out of the set's table. (The set's runs and
+// profiles are missing: the report is partial.)
 func TestReportFindsBenchmarkOnOneCPU(t *testing.T) {
 	dir := t.TempDir()
 	if err := exec.Command("cp", "-R", "testdata/results/.", dir).Run(); err != nil {
@@ -129,9 +148,9 @@ func TestReportFindsBenchmarkOnOneCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range r.Partial {
+	for _, w := range append(r.Partial, r.Warnings...) {
 		if strings.Contains(w, "StoppedBytes") {
-			t.Errorf("partial: %q for a result that is there", w)
+			t.Errorf("%q for a result that is there", w)
 		}
 	}
 	md := writeResults(t, r, t.TempDir())

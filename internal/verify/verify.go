@@ -1,9 +1,9 @@
 // Package verify checks that a results directory and a rendered report are usable. A results
 // directory is complete when its matrix.json and env.json parse and describe each other, every
 // variant's raw file parses as Go benchmark format without a malformed line and holds every run
-// cell of the variant, every benchmark a set expects has a result with every variant that ran the
-// set, and every profile the matrix takes parses with github.com/google/pprof/profile and holds
-// samples. A report is usable when it opens with its verdict, holds tables, its charts are
+// cell of the variant, and every profile the matrix takes parses with github.com/google/pprof/profile
+// and holds samples. A benchmark a set expects without a result, in runs that all ran, is a
+// warning: the toolchain's package lacks it, or it skipped itself (a busy machine, too few Ps). A report is usable when it opens with its verdict, holds tables, its charts are
 // well-formed XML, and it was rendered from the results directory it is checked against.
 //
 // The report renders what Inspect reads, and refuses what Results refuses (unless asked for a
@@ -31,20 +31,22 @@ import (
 )
 
 // Contents is what a results directory holds: its matrix and environment, the results of its raw
-// files, and every way it falls short of complete (Gaps), each a line that names a file relative
-// to Dir or a set.
+// files, every way it falls short of complete (Gaps), each a line that names a file relative to
+// Dir, and the benchmarks its runs did not report (Warnings), each a line that names the set.
 type Contents struct {
-	Dir     string
-	Spec    matrix.Spec
-	Env     results.Env
-	Results []*benchfmt.Result // of every raw file that parses, in the order of Spec.Variants
-	Gaps    []string
+	Dir      string
+	Spec     matrix.Spec
+	Env      results.Env
+	Results  []*benchfmt.Result // of every raw file that parses, in the order of Spec.Variants
+	Gaps     []string
+	Warnings []string
 }
 
 // Inspect reads the results directory dir. What nothing can be made of is an error: no
 // matrix.json or env.json, or one that does not parse or fails matrix.Spec.Validate, a set this
 // timerlab does not know (of a newer or older checkout), a variant whose toolchain env.json does
-// not describe. What leaves the matrix incomplete is a gap.
+// not describe. What leaves the matrix incomplete is a gap; a benchmark a set expects that its
+// complete runs did not report, a warning.
 func Inspect(dir string) (*Contents, error) {
 	spec, err := matrix.ReadSpec(dir)
 	if err != nil {
@@ -161,9 +163,10 @@ func (c *Contents) raw(variant string) bool {
 // gomaxprocsSuffix is the -N a benchmark's name ends with when it ran at GOMAXPROCS N.
 var gomaxprocsSuffix = regexp.MustCompile(`-\d+$`)
 
-// expected adds a gap for every benchmark a set expects that has no result with some variant that
-// ran the set, of the variants read (whose raw file holds results): absent from that toolchain's
-// package, filtered out by the set's pattern, or lost.
+// expected adds a warning for every benchmark a set expects that has no result with some variant
+// that ran the set, of the variants read (whose raw file holds results): absent from that
+// toolchain's package, filtered out by the set's pattern, or skipped by the benchmark itself,
+// which the testing package does not print.
 func (c *Contents) expected(read []string) {
 	type bench struct{ pkg, name, variant string }
 	have := map[bench]bool{}
@@ -186,7 +189,8 @@ func (c *Contents) expected(read []string) {
 				}
 			}
 			if len(without) > 0 {
-				c.gap("set %s: no results for Benchmark%s with %s", name, e.Bench, strings.Join(without, ", "))
+				c.Warnings = append(c.Warnings, fmt.Sprintf("set %s: no results for Benchmark%s with %s", name, e.Bench,
+					strings.Join(without, ", ")))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,7 +104,7 @@ func TestReportWithoutTablesFails(t *testing.T) {
 
 // TestIncompleteResultsFail checks each way a results directory falls short of complete is refused
 // in one line that names what: a raw file missing, empty, or without some of its run cells; a
-// benchmark a set expects without results; a profile missing or without samples.
+// profile missing.
 func TestIncompleteResultsFail(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -116,9 +117,6 @@ func TestIncompleteResultsFail(t *testing.T) {
 			"raw/upstream.txt: no benchmark results"},
 		{"runs missing", func(dir string) { dropLines(t, filepath.Join(dir, "raw", "heap.txt"), "# run heap wakeups round 3") },
 			"raw/heap.txt: lacks the runs of wakeups round 3"},
-		{"benchmark missing", func(dir string) {
-			dropLines(t, filepath.Join(dir, "raw", "heap.txt"), "BenchmarkDeadlineChurn")
-		}, "set deadline: no results for BenchmarkDeadlineChurn with heap"},
 		{"profile missing", func(dir string) { os.Remove(filepath.Join(dir, "profiles", "heap", "wakeups.pb.gz")) },
 			"profiles/heap/wakeups.pb.gz: missing"},
 	} {
@@ -135,6 +133,21 @@ func TestIncompleteResultsFail(t *testing.T) {
 				t.Errorf("Inspect: %v, gaps %q; want the one gap %q", err, c.Gaps, tc.want)
 			}
 		})
+	}
+}
+
+// TestMissingBenchmarkWarns checks that a benchmark a set expects, absent from runs that all ran
+// (the toolchain lacks it, or it skipped itself), is a warning, not a gap.
+func TestMissingBenchmarkWarns(t *testing.T) {
+	dir := copyResults(t)
+	dropLines(t, filepath.Join(dir, "raw", "heap.txt"), "BenchmarkDeadlineChurn")
+	if err := Results(dir); err != nil {
+		t.Errorf("Results: %v", err)
+	}
+	c, err := Inspect(dir)
+	want := []string{"set deadline: no results for BenchmarkDeadlineChurn with heap"}
+	if err != nil || len(c.Gaps) > 0 || !slices.Equal(c.Warnings, want) {
+		t.Errorf("Inspect: %v, gaps %q, warnings %q; want the warning %q", err, c.Gaps, c.Warnings, want)
 	}
 }
 
