@@ -245,18 +245,19 @@ func SourceLine(source, name, digest string) string {
 	return fmt.Sprintf("<!-- %s: %s, sha256 %s -->\n", source, name, digest)
 }
 
-var sourceLine = regexp.MustCompile(`(?m)^<!-- ` + SourceResults + `: (.*), sha256 ([0-9a-f]{64}) -->$`)
+var sourceLine = regexp.MustCompile(`(?m)^<!-- (` + SourceResults + `|` + SourceXBench + `): (.*), sha256 ([0-9a-f]{64}) -->$`)
 
 // Source checks that the report in docsDir was rendered from the results directory dir: that the
-// digest it records of its results is dir's.
+// digest it records of its results, or of the results of its golang.org/x/benchmarks section, is
+// dir's.
 func Source(docsDir, dir string) error {
 	file := filepath.Join(docsDir, lab.ReportFile)
 	md, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	m := sourceLine.FindSubmatch(md)
-	if m == nil {
+	sources := sourceLine.FindAllSubmatch(md, -1)
+	if len(sources) == 0 {
 		return fmt.Errorf("%s records no results it was rendered from (an older timerlab's report?): "+
 			"rerun timerlab report --results %s --docs %s", file, dir, docsDir)
 	}
@@ -268,11 +269,14 @@ func Source(docsDir, dir string) error {
 	if err != nil {
 		return err
 	}
-	if string(m[2]) != digest {
-		return fmt.Errorf("%s was rendered from other results than %s's (from %s, sha256 %.12s; %s's is %.12s): "+
-			"rerun timerlab report --results %s --docs %s", file, dir, m[1], m[2], dir, digest, dir, docsDir)
+	for _, m := range sources {
+		if string(m[3]) == digest {
+			return nil
+		}
 	}
-	return nil
+	m := sources[0]
+	return fmt.Errorf("%s was rendered from other results than %s's (from %s, sha256 %.12s; %s's is %.12s): "+
+		"rerun timerlab report --results %s --docs %s", file, dir, m[2], m[3], dir, digest, dir, docsDir)
 }
 
 // Report checks docsDir/results.md opens with its verdict and holds tables of results, and that its

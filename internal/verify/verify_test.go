@@ -215,8 +215,22 @@ func TestSource(t *testing.T) {
 	if err := Source(docs, copyResults(t)); err != nil {
 		t.Errorf("a copy of them: %v", err)
 	}
-	if err := Source(docs, "../report/testdata/xbench"); err == nil || !strings.Contains(err.Error(), "rendered from other results") {
+	xbench := "../report/testdata/xbench"
+	if err := Source(docs, xbench); err == nil || !strings.Contains(err.Error(), "rendered from other results") {
 		t.Errorf("other results: %v", err)
+	}
+	xspec, err := matrix.ReadSpec(xbench)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xdigest, err := results.Digest(xbench, xspec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withX := md[:strings.Index(md, "\n# ")] + SourceLine(SourceXBench, "xbench", xdigest) + md[strings.Index(md, "\n# "):]
+	os.WriteFile(filepath.Join(docs, "results.md"), []byte(withX), 0o644)
+	if err := Source(docs, xbench); err != nil {
+		t.Errorf("the results of its golang.org/x/benchmarks section: %v", err)
 	}
 	f, _ := os.OpenFile(filepath.Join(dir, "raw", "heap.txt"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("# another line\n")
