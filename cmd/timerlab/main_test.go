@@ -291,16 +291,22 @@ func editMatrix(t *testing.T, dir, old, new string) {
 
 // TestReportDefaultsToMakesResults checks that timerlab report with no --results renders what make
 // wrote (build/results-first) where make full's build/results holds no matrix, and make full's
-// where it does; and says which it rendered.
+// where it does; says which it rendered; and before either says how to make one.
 func TestReportDefaultsToMakesResults(t *testing.T) {
 	build := t.TempDir()
 	t.Setenv("TIMERLAB_BUILD", build)
+	var out, errOut strings.Builder
+	want := "timerlab report: no results to render: neither " + filepath.Join(build, "results") + " (make full's) nor " +
+		filepath.Join(build, "results-first") + " (make's) holds a matrix; run make, or name the results with --results\n"
+	if code := run([]string{"report"}, &out, &errOut); code != 1 || errOut.String() != want {
+		t.Errorf("report before make: exit %d, %q; want exit 1 and %q", code, errOut.String(), want)
+	}
 	first := filepath.Join(build, "results-first")
 	if err := exec.Command("cp", "-R", "../../internal/report/testdata/results", first).Run(); err != nil {
 		t.Fatal(err)
 	}
 	docs := t.TempDir()
-	var out, errOut strings.Builder
+	errOut.Reset()
 	if code := run([]string{"report", "--docs", docs}, &out, &errOut); code != 0 ||
 		!strings.Contains(errOut.String(), "timerlab: rendering "+first+"\n") {
 		t.Errorf("report after make: exit %d, %q; want %s rendered", code, errOut.String(), first)

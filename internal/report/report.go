@@ -439,6 +439,10 @@ func Render(l lab.Layout, dir, docs, xbench string, partial bool, log io.Writer)
 	}
 	if dir == "" {
 		dir = DefaultResults(l)
+		if _, err := os.Stat(filepath.Join(dir, "matrix.json")); err != nil {
+			return fmt.Errorf("no results to render: neither %s (make full's) nor %s (make's) holds a matrix; "+
+				"run make, or name the results with --results", l.Results(false), l.FirstResults())
+		}
 		fmt.Fprintf(log, "timerlab: rendering %s\n", dir)
 	}
 	if docs == "" {
