@@ -17,11 +17,11 @@ space := $(empty) $(empty)
 # the report's verdict leads with. Its variants: those with a toolchain of their own but pristine
 # upstream (the noise control, in `make full`) and the null floor (which runs only the floor set,
 # docs/benchmarks.md), and pwait2, upstream's proposal the slack variant is
-# measured against; the slack sweep's other points run in `make full`. About 25 minutes on 2 cores
-# (docs/benchmarks.md, "How long").
+# measured against; the slack sweep's other points run in `make full`. README.md's table of the
+# commands gives its time. Its results go where `timerlab report` looks for them by default.
 FIRST_TOOLCHAINS := $(filter-out upstream null,$(TOOLCHAINS))
 FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
-FIRST_RESULTS := build/results-first
+FIRST_RESULTS := $(or $(TIMERLAB_BUILD),build)/results-first
 
 .PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series cross-check test-variants test-metrics test-harness test-full
 
@@ -34,7 +34,7 @@ first: first-toolchains
 	$(TIMERLAB) configs
 
 # full: every variant and alias of variants.conf on every set but those of golang.org/x/benchmarks,
-# into build/results, and docs/results.md from it: about 75 minutes of matrix on 2 cores.
+# into build/results, and docs/results.md from it (README.md gives its time).
 full: toolchains bench report configs
 
 deps:
