@@ -162,8 +162,8 @@ type SlackFiring struct{ Late, Slack int64 }
 // whether the P's M looking for work with its queue empty ended it and
 // disarmed the guard.
 // The P's counts are retired into the process's, as a destroyed P's are,
-// so that its deferrals count where its expiries do. It runs with its
-// goroutine locked to its thread, whose guard it arms.
+// so that its deferrals count where its expiries do, and its guard timer
+// is deleted.
 func TimerWakeDefer(now, due int64, firings []SlackFiring) (deferred []bool, at int64, deferrals uint64, guarded, skip, kept, ended bool) {
 	return timerWakePass(now, due, firings, nil)
 }
@@ -171,9 +171,8 @@ func TimerWakeDefer(now, due int64, firings []SlackFiring) (deferred []bool, at 
 // timerWakePass is TimerWakeDefer, calling afterFirst, if not nil, once
 // the first firing has made its goroutine runnable.
 func timerWakePass(now, due int64, firings []SlackFiring, afterFirst func()) (deferred []bool, at int64, deferrals uint64, guarded, skip, kept, ended bool) {
-	LockOSThread()
-	defer UnlockOSThread()
-	pp, mp := new(p), getg().m
+	pp := new(p)
+	defer pp.slackGuardDelete()
 	pp.slackPassStart(now)
 	for i, f := range firings {
 		pp.slackFired(now-f.Late, f.Slack)
@@ -184,16 +183,16 @@ func timerWakePass(now, due int64, firings []SlackFiring, afterFirst func()) (de
 	}
 	pp.slackPassEndAs(true)
 	if at := pp.wake.at.Load(); at != 0 {
-		pp.slackGuardDeferral(mp, at, due, now)
+		pp.slackGuardDeferral(at, due, now)
 	}
 	deferred = append(deferred, pp.slackDeferWake())
 	at, deferrals = pp.wake.at.Load(), pp.timerStats.wakeDeferrals
-	guarded = at != 0 && mp.slackGuard.armed == at
+	guarded = at != 0 && pp.wake.guard.armed == at
 	skip = pp.slackSkipSpin()
 	pp.slackWakeCheck()
 	kept = pp.wake.at.Load() == at
 	pp.slackWakeDone()
-	ended = pp.wake.at.Load() == 0 && mp.slackGuard.armed == 0
+	ended = pp.wake.at.Load() == 0 && pp.wake.guard.armed == 0
 	systemstack(func() {
 		lock(&sched.lock)
 		pp.timerStats.retire()
@@ -213,22 +212,22 @@ func TimerWakeSwitchMidPass(now int64, first, second SlackFiring, between func()
 
 // TimerSlackGuarded reports whether this process guards deferred wakeups
 // (see "The guard" in timeslack_wake.go): on Linux, with asynchronous
-// preemption on, where the current M could make its guard's timer.
+// preemption on and the runtime's handler of its signal, where a P could
+// make its guard's timer.
 func TimerSlackGuarded() bool {
-	LockOSThread()
-	defer UnlockOSThread()
-	mp := getg().m
-	if !mp.slackGuardArm(nanotime() + 3600e9) {
+	pp := new(p)
+	defer pp.slackGuardDelete()
+	if !pp.slackGuardArm(nanotime() + 3600e9) {
 		return false
 	}
-	mp.slackGuardDisarm()
+	pp.slackGuardDisarm()
 	return true
 }
 
-// TimerSlackGuardPreempts returns how many goroutines the guard's signal
-// has asked to yield.
-func TimerSlackGuardPreempts() uint32 {
-	return slackGuardPreempts.Load()
+// TimerSlackGuardKicks returns how many times a guard's signal has woken
+// sysmon.
+func TimerSlackGuardKicks() uint32 {
+	return slackGuardKicks.Load()
 }
 
 // TimerWakeDeferAfterDestroy sets a deferral on the last P, destroys that
@@ -259,4 +258,32 @@ func SpinUntil(flag *uint32, deadline int64) bool {
 		}
 	}
 	return false
+}
+
+// TimerSlackFiringCounted fires, as unlockAndRun does, a timer with slack
+// in a heap, then the same timer out of any heap, as maybeRunChan runs a
+// channel timer that left its heap, and reports whether the slack
+// histogram counted each firing.
+func TimerSlackFiringCounted() (inHeap, outside bool) {
+	mp := acquirem()
+	defer releasem(mp)
+	h := &mp.p.ptr().timerStats.slack
+	count := func() uint64 {
+		n := h.underflow + h.overflow
+		for _, c := range h.counts {
+			n += c
+		}
+		return n
+	}
+	t := new(timer)
+	t.when, t.slack.off = nanotime(), 500_000
+	t.state = timerHeaped
+	n := count()
+	t.slackFiring()
+	inHeap = count() > n
+	t.state = 0
+	n = count()
+	t.slackFiring()
+	outside = count() > n
+	return inHeap, outside
 }

@@ -4,59 +4,103 @@
 
 //go:build linux && goexperiment.timerslack
 
-// The guard of a deferred wakeup on Linux: a one-shot POSIX timer per M
-// that sends the preemption signal to the M's own thread when the
-// deferral's time comes. See "The guard" in timeslack_wake.go.
+// The guard of a deferred wakeup on Linux. Each P has a one-shot POSIX
+// timer. Its signal goes to sysmon's thread and wakes sysmon, which ends
+// a deferral whose time has passed. See "The guard" in timeslack_wake.go.
 
 package runtime
 
-import "internal/runtime/atomic"
+import (
+	"internal/abi"
+	"internal/runtime/atomic"
+)
 
-// slackGuardClock is CLOCK_MONOTONIC, nanotime's clock, so that a
-// deferral's time arms the timer as it is.
+// slackGuardClock is CLOCK_MONOTONIC, nanotime's clock. A deferral's time
+// arms the timer as it is.
 const (
 	slackGuardClock   = 1
 	slackGuardAbsTime = 1 // TIMER_ABSTIME
 )
 
-// A slackGuard is an M's guard timer. Only the M's own thread reads or
-// writes it (the signal handler, on that thread, reads nothing of it).
+// slackSysmonTid is the thread ID of sysmon's M, or 0 until sysmon runs.
+// Guard timers send their signal to that thread.
+var slackSysmonTid uint32
+
+// slackSysmonKick is 1 from the guard's signal until sysmon wakes for it.
+// sysmon sleeps on it as a futex, so a signal that comes just before the
+// sleep is not lost.
+var slackSysmonKick uint32
+
+// slackGuardKicks counts the times the guard's signal woke sysmon.
+// Only tests read it.
+var slackGuardKicks atomic.Uint32
+
+// A slackGuard is a P's guard timer.
+// Only the owner of the P uses it: the M that holds the P, or the code
+// that puts the P to idle (sysmon too, after it takes the P of a system
+// call) or destroys it.
 type slackGuard struct {
-	// id is the timer's ID, once made (made is then 1), for the thread
-	// tid; made is -1 if timer_create failed, and the M defers nothing.
-	// An M that serves cgo callbacks (an extra M) moves between threads:
-	// unminit deletes the timer as the M leaves a thread.
+	// id is the timer's ID when made is 1.
+	// made is 0 before the first use, and -1 if the timer
+	// cannot be made: the P then defers nothing.
 	id   int32
-	tid  int32
 	made int8
 
 	// armed is the time the timer is set for, or 0 if it is disarmed.
-	// It may have passed: a deferral that expired leaves it set (see
-	// slackWakeExpire), which is harmless, since the next deferral's
-	// time is later than any that has passed.
+	// A time that has passed means that the timer has fired.
 	armed int64
 }
 
-// slackGuardArm sets mp's guard to fire at at, making the timer on first
-// use, and reports whether it did. The caller is mp's thread, with a P.
-func (mp *m) slackGuardArm(at int64) bool {
-	g := &mp.slackGuard
-	if g.made != 0 && g.tid != int32(mp.procid) {
-		mp.slackGuardDelete() // made for another thread: unminit did not run
+// slackSysmonStart records sysmon's thread. sysmon calls it as it starts.
+func slackSysmonStart() {
+	atomic.Store(&slackSysmonTid, uint32(getg().m.procid))
+}
+
+// slackSysmonSleep sleeps for usec microseconds, as usleep does, unless a
+// guard's signal comes first.
+func slackSysmonSleep(usec uint32) {
+	futexsleep(&slackSysmonKick, 0, int64(usec)*1000)
+	if atomic.Xchg(&slackSysmonKick, 0) != 0 {
+		slackGuardKicks.Add(1)
 	}
-	if g.made == 0 {
-		g.made = -1
-		if debug.asyncpreemptoff == 0 && mp.procid != 0 {
-			var sevp sigevent
-			sevp.notify = _SIGEV_THREAD_ID
-			sevp.signo = sigPreempt
-			sevp.sigev_notify_thread_id = int32(mp.procid)
-			if timer_create(slackGuardClock, &sevp, &g.id) == 0 {
-				g.made, g.tid = 1, int32(mp.procid)
-			}
-		}
+}
+
+// slackSigPreempt runs first in the handler of the preemption signal.
+// A signal from a timer (si_code SI_TIMER) is a guard's: it wakes sysmon.
+// The handler runs on sysmon's thread. The futex wait it interrupts
+// returns, and a wait yet to begin finds the kick set. The wakeup covers
+// a signal delivered elsewhere. Only 32-bit atomics run here: on some
+// 32-bit ports a 64-bit atomic takes a lock, which the interrupted code
+// may hold.
+//
+//go:nosplit
+//go:nowritebarrierrec
+func slackSigPreempt(gp *g, c *sigctxt) {
+	if int32(c.sigcode()) == _SI_TIMER {
+		atomic.Store(&slackSysmonKick, 1)
+		futexwakeup(&slackSysmonKick, 1)
 	}
-	if g.made < 0 || debug.asyncpreemptoff != 0 {
+}
+
+// slackGuardable reports whether pp can guard a deferral.
+// It needs sysmon's thread, asynchronous preemption (the signal is the
+// preemption signal, and its handler runs only with preemption on), the
+// runtime's own handler of that signal (a program that ignores it, or a
+// host process that owns it, gets none), and a timer.
+// The caller owns pp.
+func (pp *p) slackGuardable() bool {
+	return pp.wake.guard.made >= 0 && debug.asyncpreemptoff == 0 &&
+		atomic.Load(&slackSysmonTid) != 0 && atomic.Load(&handlingSig[sigPreempt]) != 0
+}
+
+// slackGuardArm sets pp's guard to fire at at and reports whether it did.
+// It makes the timer on first use. The caller owns pp.
+func (pp *p) slackGuardArm(at int64) bool {
+	g := &pp.wake.guard
+	if g.made == 0 && !g.make() {
+		return false
+	}
+	if g.made < 0 || !pp.slackGuardable() {
 		return false
 	}
 	var spec itimerspec
@@ -68,11 +112,38 @@ func (mp *m) slackGuardArm(at int64) bool {
 	return true
 }
 
-// slackGuardDisarm disarms mp's guard if it is armed for a time still to
-// come; one whose time has passed has fired and needs no system call.
-// The caller is mp's thread.
-func (mp *m) slackGuardDisarm() {
-	g := &mp.slackGuard
+// make makes g's timer, aimed at sysmon's thread. It fails, for good, if
+// the preemption signal's handler is not the runtime's (a host process
+// of a c-shared library may own it), or if timer_create fails (EAGAIN
+// when the user's RLIMIT_SIGPENDING is spent): the P then defers nothing
+// until it is destroyed.
+func (g *slackGuard) make() bool {
+	g.made = -1
+	tid := atomic.Load(&slackSysmonTid)
+	if tid == 0 {
+		g.made = 0 // sysmon is not running yet: try again later
+		return false
+	}
+	h := getsig(sigPreempt)
+	if h != abi.FuncPCABI0(sigtramp) && h != abi.FuncPCABI0(cgoSigtramp) {
+		return false
+	}
+	var sevp sigevent
+	sevp.notify = _SIGEV_THREAD_ID
+	sevp.signo = sigPreempt
+	sevp.sigev_notify_thread_id = int32(tid)
+	if timer_create(slackGuardClock, &sevp, &g.id) != 0 {
+		return false
+	}
+	g.made = 1
+	return true
+}
+
+// slackGuardDisarm disarms pp's guard if it is set for a time still to
+// come. One whose time has passed has fired, and needs no system call.
+// The caller owns pp.
+func (pp *p) slackGuardDisarm() {
+	g := &pp.wake.guard
 	if g.armed != 0 {
 		if g.armed > nanotime() {
 			var spec itimerspec // a zero it_value disarms
@@ -82,59 +153,12 @@ func (mp *m) slackGuardDisarm() {
 	}
 }
 
-// slackGuardDelete deletes mp's guard timer, if it has one, as the M
-// leaves its thread (unminit, from dropm and mexit).
-//
-//go:nosplit
-//go:nowritebarrierrec
-func (mp *m) slackGuardDelete() {
-	g := &mp.slackGuard
+// slackGuardDelete deletes pp's guard timer, as pp is destroyed. The next
+// use makes a new one. The world is stopped.
+func (pp *p) slackGuardDelete() {
+	g := &pp.wake.guard
 	if g.made > 0 {
 		timer_delete(g.id)
 	}
 	*g = slackGuard{}
-}
-
-// slackGuardPreempts counts the goroutines the guard's signal (its
-// si_code is SI_TIMER) asked to yield. Only tests read it.
-var slackGuardPreempts atomic.Uint32
-
-// slackSigPreempt runs first in the handler of the preemption signal on
-// gp's thread, the guard's or another's (a preemption, sysmon's). If the P the thread runs defers a wakeup whose time has
-// passed, it asks the goroutine the M runs (curg, whether the signal
-// found it running or on the M's stack in a runtime call) to yield, as
-// sysmon's preemptone does: doSigPreempt then preempts it at once if it
-// is at an asynchronous safe point, and otherwise it yields at its next
-// function call, or, if it is in a system call, at its first after the
-// call returns (exitsyscall). Its M's schedule then finds the deferral's
-// time passed and wakes an idle P (slackWakeCheck). With no curg the M is
-// in the scheduler, which checks the deferral itself.
-//
-//go:nosplit
-//go:nowritebarrierrec
-func slackSigPreempt(gp *g, c *sigctxt) {
-	mp := gp.m
-	if mp == nil || mp.curg == nil {
-		return
-	}
-	pp := mp.p.ptr()
-	if pp == nil {
-		return
-	}
-	if at := pp.wake.at.Load(); at == 0 || nanotime() < at {
-		return
-	}
-	cg := mp.curg
-	switch readgstatus(cg) &^ _Gscan {
-	case _Grunning:
-		cg.preempt = true
-		cg.stackguard0 = stackPreempt
-	case _Gsyscall:
-		cg.preempt = true // its stackguard0 is stackPreempt until exitsyscall
-	default:
-		return
-	}
-	if int32(c.sigcode()) == _SI_TIMER {
-		slackGuardPreempts.Add(1)
-	}
 }

@@ -4,10 +4,9 @@
 
 //go:build !linux && goexperiment.timerslack
 
-// Elsewhere than on Linux a deferred wakeup has no guard, so a P defers
-// none: it wakes an idle P at the end of each pass that readied
-// goroutines, as upstream would at each ready. See "The guard" in
-// timeslack_wake.go.
+// Only Linux guards a deferred wakeup. Elsewhere a P defers nothing: it
+// wakes an idle P for each goroutine its timers ready, as upstream. See
+// "The guard" in timeslack_wake.go.
 
 package runtime
 
@@ -17,8 +16,12 @@ type slackGuard struct {
 	armed int64 // always 0
 }
 
-func (mp *m) slackGuardArm(at int64) bool { return false }
-func (mp *m) slackGuardDisarm()           {}
+func slackSysmonStart()                   {}
+func slackSysmonSleep(usec uint32)        { usleep(usec) }
+func (pp *p) slackGuardable() bool        { return false }
+func (pp *p) slackGuardArm(at int64) bool { return false }
+func (pp *p) slackGuardDisarm()           {}
+func (pp *p) slackGuardDelete()           {}
 
-// slackGuardPreempts stays 0: see timeslack_guard_linux.go.
-var slackGuardPreempts atomic.Uint32
+// slackGuardKicks stays 0: see timeslack_guard_linux.go.
+var slackGuardKicks atomic.Uint32

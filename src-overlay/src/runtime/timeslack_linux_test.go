@@ -8,8 +8,14 @@ package runtime_test
 
 import (
 	"errors"
+	"fmt"
+	"internal/testenv"
 	"os"
 	. "runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"slices"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -101,5 +107,154 @@ func TestTimerSlackPollRearm(t *testing.T) {
 	_, write = TimerSlackPollDeadlines([]int64{5 * s, 10 * s, -1}, []int{'w', 'r' + 'w', 'r'})
 	if write != 1e6 {
 		t.Errorf("write deadline re-armed in its heap after a past read deadline: slack %v, want 1ms", time.Duration(write))
+	}
+}
+
+// TestTimerSlackDeferralRawSyscall checks that a goroutine whose wakeup a
+// P deferred starts by its timer's hard deadline when the goroutine ahead
+// of it blocks its thread in a raw system call. No preemption reaches
+// that goroutine, and its thread keeps the P. The guard must wake sysmon,
+// which wakes an idle P for the goroutine left. See
+// testTimerSlackDeferralBlocked.
+func TestTimerSlackDeferralRawSyscall(t *testing.T) {
+	if !TimerSlackGuarded() {
+		t.Skip("deferred wakeups are not guarded here")
+	}
+	var fds [2]int
+	if err := syscall.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fds[0])
+	defer syscall.Close(fds[1])
+	var b [1]byte
+	block := func() {
+		syscall.RawSyscall(syscall.SYS_READ, uintptr(fds[0]), uintptr(unsafe.Pointer(&b[0])), 1)
+	}
+	release := func() {
+		if _, err := syscall.Write(fds[1], []byte{0}); err != nil {
+			panic(err)
+		}
+	}
+	kicks := TimerSlackGuardKicks()
+	late := testTimerSlackDeferralBlocked(t, 7, block, release)
+	if TimerSlackGuardKicks() == kicks {
+		t.Errorf("the guard's signal woke sysmon in none of %d rounds (lateness %v)", len(late), late)
+	}
+	t.Logf("the goroutine left behind started a median %v past its hard deadline (all: %v)", late[len(late)/2], late)
+}
+
+// testTimerSlackDeferralBlocked runs rounds of a deferral whose first
+// goroutine blocks its thread. Two AfterFunc timers with 1ms of slack fire
+// in one pass, early in their windows: the pass of a timer with no slack
+// due just after them, which readies no goroutine. The pass defers both
+// goroutines. The first to start calls block, and the other calls release
+// as it starts. The function returns how late past its timer's hard
+// deadline the second goroutine started, sorted, for the rounds that
+// counted a deferral. A round that counted none (a loaded machine fired
+// the timers past their deadlines) is run again, up to four times the
+// rounds; then it fails if none counted one.
+func testTimerSlackDeferralBlocked(t *testing.T, rounds int, block, release func()) []time.Duration {
+	t.Setenv("GODEBUG", "timerslack=1ms")
+	defer GOMAXPROCS(GOMAXPROCS(2))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	// Spin long enough for sysmon to sleep its longest, so that its
+	// regular looks do not end the deferrals in the guard's place.
+	for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
+	}
+	deferrals := []metrics.Sample{{Name: "/sched/timers/wake-deferrals:events"}}
+	var late []time.Duration
+	for round := 0; len(late) < rounds; round++ {
+		if round == 4*rounds {
+			if len(late) == 0 {
+				t.Fatalf("no deferral in %d rounds", round)
+			}
+			t.Skipf("only %d of %d rounds built a deferral", len(late), round)
+		}
+		var first atomic.Bool
+		started := make(chan time.Time, 1)
+		done := make(chan bool, 2)
+		f := func() {
+			if first.CompareAndSwap(false, true) {
+				block()
+			} else {
+				started <- time.Now()
+				release()
+			}
+			done <- true
+		}
+		metrics.Read(deferrals)
+		before := deferrals[0].Value.Uint64()
+		const d = 4 * time.Millisecond
+		hard := time.Now().Add(d + time.Millisecond)
+		SetTimerSlack("1ms")
+		time.AfterFunc(d, f)
+		time.AfterFunc(d, f)
+		SetTimerSlack("0")
+		trigger := TimerNoopAfter(int64(d))
+		var at time.Time
+		select {
+		case at = <-started:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: the second goroutine did not start in 5s", round)
+		}
+		<-done
+		<-done
+		trigger.Stop()
+		if metrics.Read(deferrals); deferrals[0].Value.Uint64() != before {
+			late = append(late, at.Sub(hard))
+		}
+	}
+	slices.Sort(late)
+	return late
+}
+
+// TestTimerSlackIgnoredSignal checks that a program that ignores SIGURG,
+// the signal of a deferral's guard, defers nothing: no guard would end a
+// deferral in time. The same program with the signal handled defers, or
+// the check would prove nothing.
+func TestTimerSlackIgnoredSignal(t *testing.T) {
+	if !TimerSlackGuarded() {
+		t.Skip("deferred wakeups are not guarded here")
+	}
+	for _, ignore := range []bool{false, true} {
+		env := []string{"GODEBUG=timerslack=1ms"}
+		if ignore {
+			env = append(env, "TIMERSLACK_IGNORE_URG=1")
+		}
+		out := runTestProg(t, "testprog", "TimerSlackDeferrals", env...)
+		var n uint64
+		if _, err := fmt.Sscanf(out, "deferrals: %d\n", &n); err != nil {
+			t.Fatalf("SIGURG ignored %v: unexpected output %q", ignore, out)
+		}
+		if ignore && n != 0 {
+			t.Errorf("with SIGURG ignored, %d wakeups deferred; want none", n)
+		}
+		if !ignore && n == 0 {
+			t.Errorf("with SIGURG handled, no wakeup deferred: the program does not exercise deferrals")
+		}
+	}
+}
+
+// TestTimerSlackDeferralCgo is TestTimerSlackDeferralRawSyscall with the
+// first goroutine blocked in a cgo call. The M stays in the call with the
+// P. The program measures in rounds how late past its timer's hard
+// deadline the other goroutine started. Left to sysmon's regular looks,
+// it starts up to 10ms late, a median of about 5ms here; the guard
+// brings that to about a tenth of a millisecond. The test fails if the
+// median reaches maxWakeDefer, which is a factor of ten from both.
+func TestTimerSlackDeferralCgo(t *testing.T) {
+	testenv.MustHaveCGO(t)
+	if !TimerSlackGuarded() {
+		t.Skip("deferred wakeups are not guarded here")
+	}
+	out := runTestProg(t, "testprogcgo", "TimerSlackDeferralCgo")
+	var late int64
+	var rounds int
+	if _, err := fmt.Sscanf(out, "late %d in %d rounds\n", &late, &rounds); err != nil {
+		t.Fatalf("unexpected output %q", out)
+	}
+	t.Logf("the goroutine left behind started a median %v past its hard deadline, in %d rounds", time.Duration(late), rounds)
+	if late >= MaxWakeDefer {
+		t.Errorf("the goroutine left behind started a median %v past its hard deadline; want less than %v", time.Duration(late), time.Duration(MaxWakeDefer))
 	}
 }

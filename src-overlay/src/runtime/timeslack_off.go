@@ -43,15 +43,15 @@ type timerWakeDefer struct{}
 func (pp *p) slackPassStart(now int64)  {}
 func (pp *p) slackPassEnd()             {}
 func (pp *p) slackPassGuard()           {}
-func (pp *p) slackGuardAcquired()       {}
 func (t *timer) slackFiring()           {}
 func (pp *p) slackDeferWake() bool      { return false }
 func slackSkipSpinWake(gp *g) bool      { return false }
 func (pp *p) slackWakeCheck()           {}
 func (pp *p) slackWakeDone()            {}
 func (pp *p) slackWakeIdle()            {}
+func (pp *p) slackWakeDestroy()         {}
 func (pp *p) slackWakeSysmon(now int64) {}
 
-type slackGuard struct{}
-
-func (mp *m) slackGuardDelete() {}
+// sysmon sleeps as upstream.
+func slackSysmonStart()            {}
+func slackSysmonSleep(usec uint32) { usleep(usec) }

@@ -142,6 +142,16 @@ func TestTimerSlackFiredOutsidePass(t *testing.T) {
 	}
 }
 
+// TestTimerSlackFiringOutsideHeap checks that a timer's slack is counted
+// in the metrics only when it fires from a heap. A channel timer that left
+// its heap keeps the slack it was armed with there; maybeRunChan may fire
+// it later, with no wakeup of its own.
+func TestTimerSlackFiringOutsideHeap(t *testing.T) {
+	if inHeap, outside := TimerSlackFiringCounted(); !inHeap || outside {
+		t.Errorf("slack counted for a timer firing in a heap: %v, out of any heap: %v; want true, false", inHeap, outside)
+	}
+}
+
 // TestTimerSlackUrgentOnlySpinning checks that a pass that readied a
 // goroutine it could not defer keeps the wakeup of resetspinning for it
 // only if its M spins: a pass of an M not spinning woke an idle P for it
@@ -222,29 +232,29 @@ func TestTimerSlackWakeStuck(t *testing.T) {
 }
 
 // TestTimerSlackDeferralKeepsDeadlines builds a deferral on purpose and
-// checks that the guard, not sysmon, ends it when a timer of another P
-// comes due during it, although the goroutine the deferral kept runs all
-// the while. Timer A (slack 1ms) starts a goroutine that spins until
+// checks that the guard ends it when a timer of another P comes due during
+// it, although the goroutine the deferral kept runs all the while. Timer A (slack 1ms) starts a goroutine that spins until
 // timer B has fired. A fires early in its window, in the pass of a timer
 // with no slack due just after it, which readies no goroutine, so that
 // its goroutine's start may be deferred until A's hard deadline, 1ms
 // later. B (slack 10us), armed on another P, is due 0.6ms after A: inside
 // that deferral, and after the pass. Left to the deferral's time and
-// sysmon, B would fire 0.4ms late or more: nothing but the deferring P's
-// M may wake an idle P, and it runs the spinner. The guard lowers the
-// deferral to B's hard deadline and makes the spinner yield then.
+// sysmon's regular rounds, B would fire 0.4ms late or more: nothing but
+// the deferring P's M may wake an idle P, and it runs the spinner. The
+// guard lowers the deferral to B's hard deadline and wakes sysmon then,
+// which wakes an idle P.
 //
 // What it asserts needs no timing: the rounds built deferrals (a round
-// that did not is run again), and the guard's signal made a goroutine
-// yield. How late B fires is timing, a
+// that did not is run again), and the guard's signal woke sysmon. How
+// late B fires is timing, a
 // figure, not a verdict (a loaded machine delays the thread holding B's P
 // whatever the runtime does): the test logs the median lateness past B's
 // hard deadline of seven rounds and of seven controls, in which A has no
 // slack and its pass defers nothing, as upstream (go test -v). The
-// spinner spins in two ways: in an empty loop, and calling runtime.Stack,
-// which runs on the M's own stack (systemstack), where the signal mostly
-// lands: the goroutine it asks to yield is the one the M runs, not the one
-// it interrupts. It needs the guard, which only Linux has.
+// spinner spins in three ways: in an empty loop, calling runtime.Stack,
+// which runs on the M's own stack (systemstack), and blocked in a raw
+// system call, which no preemption interrupts. It needs the guard, which
+// only Linux has.
 func TestTimerSlackDeferralKeepsDeadlines(t *testing.T) {
 	if !TimerSlackGuarded() {
 		t.Skip("deferred wakeups are not guarded here")
@@ -260,19 +270,22 @@ func TestTimerSlackDeferralKeepsDeadlines(t *testing.T) {
 		{"empty loop", func() {}},
 		{"runtime.Stack", func() { Stack(buf[:], false) }},
 	} {
-		t.Run(spin.name, func(t *testing.T) { testTimerLateInDeferral(t, spin.f) })
+		t.Run(spin.name, func(t *testing.T) { testTimerLateInDeferral(t, spin.f, func() {}) })
 	}
 }
 
-func testTimerLateInDeferral(t *testing.T, spin func()) {
+// testTimerLateInDeferral runs the rounds of a test like
+// TestTimerSlackDeferralKeepsDeadlines: the spinner calls spin until the
+// round ends, and release, called then, makes a spin that blocks return.
+func testTimerLateInDeferral(t *testing.T, spin, release func()) {
 	// Spin long enough for sysmon to sleep its longest, so that it does
 	// not end the deferrals in the guard's place.
 	for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
 	}
-	preempts := TimerSlackGuardPreempts()
-	late, control := timerLateInDeferral(t, 7, spin)
-	if TimerSlackGuardPreempts() == preempts {
-		t.Errorf("the guard's signal made no goroutine yield in %d rounds (lateness %v)", len(late), late)
+	kicks := TimerSlackGuardKicks()
+	late, control := timerLateInDeferral(t, 7, spin, release)
+	if TimerSlackGuardKicks() == kicks {
+		t.Errorf("the guard's signal woke sysmon in none of %d rounds (lateness %v)", len(late), late)
 	}
 	t.Logf("timer B fired a median %v past its hard deadline in a deferral, %v without (all: %v and %v)",
 		late[len(late)/2], control[len(control)/2], late, control)
@@ -289,7 +302,7 @@ func testTimerLateInDeferral(t *testing.T, spin func()) {
 // pass came past A's hard deadline, on a loaded machine), is run again,
 // up to twice as many rounds in all: then the test fails if no round
 // built a deferral, and is skipped otherwise.
-func timerLateInDeferral(t *testing.T, rounds int, spin func()) (late, control []time.Duration) {
+func timerLateInDeferral(t *testing.T, rounds int, spin, release func()) (late, control []time.Duration) {
 	const slackB = 10 * time.Microsecond
 	deferrals := []metrics.Sample{{Name: "/sched/timers/wake-deferrals:events"}}
 	sameP, undeferred := 0, 0
@@ -350,10 +363,71 @@ func timerLateInDeferral(t *testing.T, rounds int, spin func()) (late, control [
 			t.Fatalf("round %d: timer B did not fire in 5s", round)
 		}
 		stop.Store(true)
+		release()
 		<-done
 		trigger.Stop()
 	}
 	slices.Sort(late)
 	slices.Sort(control)
 	return late, control
+}
+
+// TestTimerSlackGuardStress runs timers that fire, re-arm and defer their
+// goroutines' wakeups beside goroutines that hammer 64-bit atomics, while
+// collections and sysmon preempt with signals. On ports whose 64-bit
+// atomics take a lock (mips, and arm below GOARM=7), a signal handler that
+// uses one deadlocks when the signal lands inside the lock: the test then
+// hangs, and the harness's timeout reports it. The atomics cover an array
+// wider than the 57 locks that arm picks by address.
+func TestTimerSlackGuardStress(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslack=1ms")
+	defer GOMAXPROCS(GOMAXPROCS(4))
+	d := 2 * time.Second
+	if testing.Short() {
+		d = 500 * time.Millisecond
+	}
+	deferrals := []metrics.Sample{{Name: "/sched/timers/wake-deferrals:events"}}
+	metrics.Read(deferrals)
+	before := deferrals[0].Value.Uint64()
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var counters [64]atomic.Int64
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tk := time.NewTicker(time.Duration(200+10*i) * time.Microsecond)
+			defer tk.Stop()
+			for !stop.Load() {
+				<-tk.C
+				counters[i%len(counters)].Add(1)
+			}
+		}()
+	}
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load(); i++ {
+				c := &counters[i%len(counters)]
+				c.Add(1)
+				c.Load()
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			GC()
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	time.Sleep(d)
+	stop.Store(true)
+	wg.Wait()
+	metrics.Read(deferrals)
+	if TimerSlackGuarded() && deferrals[0].Value.Uint64() == before {
+		t.Errorf("no wakeup deferred in %v: the test did not exercise the guard", d)
+	}
 }
