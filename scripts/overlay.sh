@@ -24,17 +24,24 @@ require_toolchain "$variant"
 git -C "$work" rev-parse -q --verify base >/dev/null 2>&1 || die "no work checkout at $work: run scripts/apply-patches.sh"
 work=$(cd "$work" && pwd)
 
-# changed_files prints the src/-relative paths that the work checkout changed or added since the base
-# (committed or not) and whose contents differ from the toolchain's. Files that make.bash generates
-# in the toolchain (internal/buildcfg/zbootstrap.go, ...) are not changes of the work checkout, so
-# they are never overlaid.
+# changed_files prints the src/-relative paths of the work checkout's files that differ from the
+# toolchain's, in every directory where they may: those of the files the work checkout changed or
+# added since the base (committed or not), and src/runtime, where the series the toolchain was built
+# from may have changed files that the work checkout has as the base has them. Files that make.bash
+# generates in the toolchain (internal/buildcfg/zbootstrap.go, ...) have no twin in the work
+# checkout, so they are never overlaid.
 changed_files() {
-	local f
+	local d f
 	{
 		git -C "$work" diff --name-only base -- src
 		git -C "$work" ls-files --others --exclude-standard -- src
-	} | LC_ALL=C sort -u | while read -r f; do
-		[ -f "$work/$f" ] && ! cmp -s "$work/$f" "$tc/$f" && echo "${f#src/}"
+		# An earlier series may have changed files in the runtime that this one leaves as
+		# the base has them: the toolchain, built from that series, still has them changed.
+		echo src/runtime/.
+	} | while read -r f; do dirname "$f"; done | LC_ALL=C sort -u | while read -r d; do
+		for f in "$work/$d"/*; do
+			[ -f "$f" ] && ! cmp -s "$f" "$tc/$d/${f##*/}" && echo "${d#src/}/${f##*/}"
+		done
 	done
 	return 0
 }
@@ -54,8 +61,10 @@ files=$(changed_files)
 mv "$json.tmp" "$json"
 step "$(echo $files | wc -w) file(s) from ${work#"$TL_ROOT"/} over $variant: $(echo $files)"
 
-export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS=
+# The overlay goes in GOFLAGS, so that a go command a test runs (the runtime's tests build test
+# programs) builds with it too.
+export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS=-overlay=$json
 cmd=$1
 shift
 cd "$tc/src"
-exec go "$cmd" -overlay="$json" "$@"
+exec go "$cmd" "$@"
