@@ -5,7 +5,7 @@
 #   TIMERLAB_BUILD      build outputs (default: build/)
 #   TIMERLAB_BASE_CONF  the pinned base (default: base.conf)
 #   TIMERLAB_VARIANTS   the variant list (default: variants.conf)
-#   TIMERLAB_PATCHES    the patch series (default: patches/)
+#   TIMERLAB_PATCHES    the patch series (default: patches/), and the patch sets in its subdirectories
 #   TIMERLAB_OVERLAY    wholly new files, at GOROOT-relative paths (default: src-overlay/)
 
 set -euo pipefail
@@ -78,13 +78,15 @@ host_sum() {
 # with (its own name, or an alias's target), text the description, and line every field after the
 # name joined by single spaces (what toolchain_stamp hashes). A line is a comment when its first
 # field starts with '#'. It fails with one line naming the file and line of the first row that breaks
-# a rule: fewer than four fields; a name listed twice; a series other than all, none or @TARGET; an
+# a rule: fewer than four fields; a name listed twice; a series other than all, none, @TARGET or
+# the name of a patch set (patch_sets); an
 # alias (series @TARGET) of itself, with a goexp of its own (it runs TARGET's toolchain, whose
 # GOEXPERIMENT is baked in), of an unknown variant, or of another alias.
 variant_rows() {
 	local rows
 	[ -f "$TL_VARIANTS" ] || die "missing variant list $TL_VARIANTS"
-	rows=$(awk -v file="$TL_VARIANTS" '
+	rows=$(awk -v file="$TL_VARIANTS" -v sets="$(patch_sets | paste -sd ' ')" '
+		BEGIN { n = split(sets, s, " "); for (i = 1; i <= n; i++) isset[s[i]] = 1 }
 		function fail(n, msg) { print file ":" n ": " msg; failed = 1; exit 1 }
 		NF == 0 || $1 ~ /^#/ { next }
 		{
@@ -95,8 +97,8 @@ variant_rows() {
 				target = substr($2, 2)
 				if (target == $1) fail(NR, "variant '\''" $1 "'\'' is an alias of itself")
 				if ($3 != "-") fail(NR, "variant '\''" $1 "'\'': an alias runs its target'\''s toolchain, so its goexp must be -")
-			} else if ($2 != "all" && $2 != "none") {
-				fail(NR, "variant '\''" $1 "'\'': series '\''" $2 "'\'' (want all, none or @VARIANT)")
+			} else if ($2 != "all" && $2 != "none" && !($2 in isset)) {
+				fail(NR, "variant '\''" $1 "'\'': series '\''" $2 "'\'' (want all, none, @VARIANT or a patch set: " (sets == "" ? "none" : sets) ")")
 			}
 			n++; name[n] = $1; at[$1] = NR; tc[$1] = target; series[$1] = $2
 			text = ""
@@ -179,19 +181,61 @@ overlay_files() {
 	(cd "$TL_OVERLAY" && find . -type f ! -path "./$TL_OVERLAY_FENCE" | LC_ALL=C sort)
 }
 
-# series_files lists, sorted, the patch series and overlay files a variant with series "all" applies.
-series_files() {
-	find "$TL_PATCHES" -maxdepth 1 -name '*.patch' -type f 2>/dev/null | LC_ALL=C sort
-	overlay_files | sed "s|^\.|$TL_OVERLAY|"
+# patch_sets lists the patch sets: the subdirectories of patches/ that hold patches. A set is a
+# series of its own, applied to the base alone, with no overlay: a variant whose series names it
+# (variants.conf) takes those patches and none of the shared series'. A set is written so that
+# upstream could take it (scripts/export-cl.sh), but for commits whose subject starts with
+# "timerlab:", which the lab alone uses.
+patch_sets() {
+	local d
+	[ -d "$TL_PATCHES" ] || return 0
+	for d in "$TL_PATCHES"/*/; do
+		[ -d "$d" ] && ls "$d"*.patch >/dev/null 2>&1 && basename "$d"
+	done
+	return 0
 }
 
-# series_hash prints one hash of the patch series and the overlay (paths and contents).
-series_hash() {
+# set_patches SET lists, sorted, the patches of patch set SET.
+set_patches() {
+	find "$TL_PATCHES/$1" -maxdepth 1 -name '*.patch' -type f 2>/dev/null | LC_ALL=C sort
+}
+
+# series_files [SERIES] lists, sorted, the files of a series: for "all" (the default) the shared
+# patches and the overlay, for a patch set its patches.
+series_files() {
+	case ${1:-all} in
+	all)
+		find "$TL_PATCHES" -maxdepth 1 -name '*.patch' -type f 2>/dev/null | LC_ALL=C sort
+		overlay_files | sed "s|^\.|$TL_OVERLAY|"
+		;;
+	none) ;;
+	*) set_patches "$1" ;;
+	esac
+}
+
+# files_hash prints one hash of the files named on standard input (paths and contents).
+files_hash() {
 	local f
-	series_files | while read -r f; do
+	while read -r f; do
 		printf '%s\n' "${f#"$TL_ROOT"/}"
 		sha256sum <"$f"
 	done | sha256sum | cut -d' ' -f1
+}
+
+# series_hash prints one hash of everything the lab patches the base with: the shared series, the
+# overlay and every patch set. Results record it: a change to any of them is another series.
+series_hash() {
+	{
+		series_files all
+		for s in $(patch_sets); do set_patches "$s"; done
+	} | files_hash
+}
+
+# series_hash_of SERIES prints the hash of one series' files: what a toolchain of it is built from.
+# For "all" it is what series_hash printed before there were patch sets, so a toolchain of the shared
+# series keeps its stamp when a set changes.
+series_hash_of() {
+	series_files "$1" | files_hash
 }
 
 # toolchain_stamp VARIANT prints the hash of everything VARIANT's toolchain is built from: the
@@ -199,10 +243,12 @@ series_hash() {
 # build-toolchain.sh keeps it in the toolchain as .timerlab-stamp; timerlab bench and instr refuse a
 # toolchain whose stamp differs, so results never name a series their binaries were not built from.
 toolchain_stamp() {
+	local series
 	{
 		host_sum
 		variant_line "$1"
-		[ "$(variant_field "$1" series)" = none ] || series_hash
+		series=$(variant_field "$(variant_target "$1")" series)
+		[ "$series" = none ] || series_hash_of "$series"
 	} | sha256sum | cut -d' ' -f1
 }
 
@@ -252,8 +298,24 @@ checkout_series() {
 	local dir=$1 series
 	series=$(variant_field "$2" series)
 	git clone -q --shared "$(base_dir)" "$dir" || die "cannot clone base $(base_dir)"
-	[ "$series" = none ] && return 0
-	apply_series "$dir"
+	case $series in
+	none) ;;
+	all) apply_series "$dir" ;;
+	*) apply_set "$dir" "$series" ;;
+	esac
+}
+
+# apply_set DIR SET: git am patch set SET's patches onto DIR, a checkout of the base. A patch that
+# does not apply stops here, naming the patch, file and hunk.
+apply_set() {
+	local dir=$1 p out
+	[ -n "$(set_patches "$2")" ] || die "no patch set '$2' in ${TL_PATCHES#"$TL_ROOT"/}"
+	for p in $(set_patches "$2"); do
+		if ! out=$(git -C "$dir" am -q --keep-cr --whitespace=nowarn "$p" 2>&1); then
+			git -C "$dir" am --abort >/dev/null 2>&1 || true
+			die "patch $2/$(basename "$p") does not apply: $(patch_failure "$out")"
+		fi
+	done
 }
 
 # apply_series DIR: git am the patches onto DIR, then copy the overlay in and commit it.

@@ -79,7 +79,7 @@ func TestReadVariantsRejectsBadRows(t *testing.T) {
 			":3: variant 'b' is an alias of 'a', itself an alias (of slack)"},
 		{"x @x - - self\n", ":1: variant 'x' is an alias of itself"},
 		{"slack all timerslack - s\na @slack timerwheel - x\n", ":2: variant 'a': an alias runs its target's toolchain, so its goexp must be -"},
-		{"heap some - - x\n", ":1: variant 'heap': series 'some' (want all, none or @VARIANT)"},
+		{"heap some - - x\n", ":1: variant 'heap': series 'some' (want all, none, @VARIANT or a patch set"},
 		{"heap all - - x\nheap all - - y\n", ":2: heap is listed twice (first at line 1)"},
 		{"# comment\n  # indented comment\n\nheap all - - x\nheap all - - y\n", ":5: heap is listed twice (first at line 4)"},
 	} {
