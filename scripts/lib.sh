@@ -86,7 +86,7 @@ variant_rows() {
 	local rows
 	[ -f "$TL_VARIANTS" ] || die "missing variant list $TL_VARIANTS"
 	rows=$(awk -v file="$TL_VARIANTS" -v sets="$(patch_sets | paste -sd ' ')" '
-		BEGIN { n = split(sets, s, " "); for (i = 1; i <= n; i++) isset[s[i]] = 1 }
+		BEGIN { ns = split(sets, setv, " "); for (i = 1; i <= ns; i++) isset[setv[i]] = 1 }
 		function fail(n, msg) { print file ":" n ": " msg; failed = 1; exit 1 }
 		NF == 0 || $1 ~ /^#/ { next }
 		{
