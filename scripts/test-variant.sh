@@ -129,9 +129,9 @@ else
 fi
 
 # Builds this machine can also run, in --quick and --full: a variant with slack runs its runtime
-# tests as a 386 binary (epoll_pwait2's timespec differs from the runtime's on 32-bit ports: issue
-# 27), and a variant with the wheel runs its with static lock ranking (the wheel takes timer locks in
-# new orders). --runtime ran the runtime's tests in full with lock ranking already.
+# tests as a 386 binary (epoll_pwait2's timespec differs from the runtime's on 32-bit ports), and a
+# variant with the wheel runs its with static lock ranking (the wheel takes timer locks in new
+# orders). --runtime ran the runtime's tests in full with lock ranking already.
 if [ "$mode" != --runtime ] && [[ ,$goexp, == *,timerslack,* ]]; then
 	groups=("runtime|Slack|Epoll")
 	run_group 386 -short -count=1 GOARCH=386

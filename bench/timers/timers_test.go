@@ -334,10 +334,10 @@ const (
 )
 
 // BenchmarkStopDuringCascade times Stop, from one P, of timers that another P owns while the
-// owner's set moves a crowd of timers (issue 26: a wheel Stop that takes the owner's timers lock
-// can wait behind the cascade of a full slot; the heap's Stop marks the timer under its own lock,
-// and so does the wheel's from another P unless it finds the set's stopped ring full while the set
-// is not cascading). One op is one round: on one P the owner starts the crowd, 100K timers due
+// owner's set moves a crowd of timers (a wheel Stop that takes the owner's timers lock can wait
+// behind the cascade of a full slot; the heap's Stop marks the timer under its own lock, and so
+// does the wheel's from another P unless it finds the set's stopped ring full while the set is not
+// cascading). One op is one round: on one P the owner starts the crowd, 100K timers due
 // within one slot of the wheel's second level far enough ahead for the setup to end first (twice
 // the last round's setup), a trigger timer just after that slot's start, and the victims, due in an
 // hour, then parks; the stopper, spinning on the other P, asks for a Stop of a victim every

@@ -26,8 +26,9 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 			{Name: "floor", Expect: []string{costVsN, timeoutVsN}, Sub: level(floorSizes.Pattern(quick)),
 				Benchtime: pick(quick, "1s", "100ms"), OptIn: true, Floor: true,
 				About: "AfterFunc+Stop with N long timers live, beside the null floor: what no timer set can remove"},
-			// A Stop from another P while the owner handles a crowd of timers (issue 26): the wheel's
-			// Stop takes the owner's timers lock. At two Ps, whatever the machine: one spins.
+			// A Stop from another P while the owner handles a crowd of timers: a wheel Stop that took
+			// the owner's timers lock would wait behind its cascade. At two Ps, whatever the machine:
+			// one spins.
 			{Name: "timers-crossstop", Expect: []string{"StopDuringCascade"}, Benchtime: pick(quick, "10x", "3x"), CPU: "2",
 				About: "Stop, from another P, of timers whose owner moves a crowd of 100K timers (the wheel's " +
 					"cascade of a full slot): quantiles of each Stop's time from when it was asked for"},
