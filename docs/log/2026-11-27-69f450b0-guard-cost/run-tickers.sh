@@ -3,6 +3,7 @@
 # -test.benchtime=1s as the harness runs it, 6 interleaved rounds, with the five binaries that
 # run-sleeps.sh WORK built there.
 set -euo pipefail
+[ $# -eq 1 ] || { echo "usage: run-tickers.sh WORK" >&2; exit 2; }
 work=$1
 run() { local v=$1 b=$1 g=; case $v in pwait2) b=heap g=epollpwait2=1 ;; esac
 	GODEBUG=$g "$work/w.$b" -test.run '^$' -test.bench 'StaggeredTickers$' -test.benchtime 1s; }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # count.sh: per-function instructions of a Reset and of a Sleep, before and after series be83f811,
-# under cachegrind, with the binaries built as below. Run from this directory; writes cg.* here
-# (not kept) and prints the tables of the entry.
+# under cachegrind, with the binaries built as below into this script's directory, where it runs;
+# writes cg.* there (not kept) and prints the tables of the entry.
 #
 #   before: the toolchains of series 108c1d05 (commit 4fecf4d); after: series be83f811.
 #   for s in before after; do for v in heap slack; do
@@ -9,6 +9,7 @@
 #     GOTOOLCHAIN=local GOFLAGS= $TC_$s/$v/bin/go test -c -o time.$v.$s time
 #   done; done
 set -e
+cd "$(dirname "$0")"
 run() { # run TAG N ENV BIN ARGS...
 	local tag=$1 n=$2 env=$3; shift 3
 	env GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,memprofilerate=0$env valgrind --tool=cachegrind \
