@@ -5,56 +5,57 @@
 // Timer statistics, read through runtime/metrics under /sched/timers/.
 //
 // Every timer variant (heap, wheel, slack) counts the same events at the
-// same places, so the figures compare across variants:
+// same places. So the figures compare across variants:
 //
-//   - started: a timer goes from not pending to pending (newTimer, Reset
-//     of a stopped or fired timer, Sleep, a netpoll deadline).
+//   - started: a timer goes from not pending to pending. That is newTimer,
+//     a Reset of a stopped or fired timer, a Sleep, or a netpoll deadline.
 //   - stopped: a Stop that caught the timer pending (Stop reported true).
-//   - fired: a timer function ran. A channel timer whose send a
-//     concurrent Stop or Reset squelched did not fire; its Stop counted.
+//   - fired: a timer function ran. A channel timer whose send a concurrent
+//     Stop or Reset squelched did not fire. Its Stop counted.
 //   - moved: a live timer taken from a destroyed P (GOMAXPROCS shrank).
-//   - wakeups: a netpoll sleep with a timeout that ended with no I/O ready
+//   - wakeups: a netpoll sleep with a timeout that ended with no I/O ready,
 //     at or after the timer deadline it waited for.
 //   - lateness: for every firing, the time it ran minus its when.
-//   - coalesced: a firing before the timer's hard deadline, when+slack: a
-//     wakeup or a scheduler pass that came for something else ran it, so
-//     it cost no wakeup of its own (slack only; the others fire no timer
-//     before its deadline, when).
+//   - coalesced: a firing before the timer's hard deadline, when+slack. A
+//     wakeup or a scheduler pass that came for something else ran it. So it
+//     cost no wakeup of its own. Only slack counts it: the others fire no
+//     timer before its deadline, when.
 //   - cascades: a timer moved from a wheel slot to a finer level or into
 //     the near heap (wheel only).
-//   - slack: for every timer that fires with slack, the slack it got
-//     (slack only).
-//   - wake-deferrals: a P began to keep goroutines its timers readied for
-//     itself rather than wake an idle P for them (slack only; see
-//     timeslack_wake.go). wake-deferrals-expired: a P, or sysmon for it,
-//     woke an idle P after all, because goroutines were still queued when
-//     the deferral ended. The difference is the deferrals that saved the
-//     wakeup of another thread.
+//   - slack: for every timer that fires with slack, the slack it got (slack
+//     only).
+//   - wake-deferrals: a P began to keep the goroutines its timers readied,
+//     rather than wake an idle P for them (slack only; see
+//     timeslack_wake.go).
+//   - wake-deferrals-expired: a P, or sysmon for it, woke an idle P after
+//     all. Goroutines were still queued when the deferral ended. The
+//     difference from wake-deferrals is the deferrals that saved another
+//     thread's wakeup.
 //
 // Invariants:
 //
 //   - pp.timerStats is written only by the M that holds pp, with plain
-//     stores: the timer paths take no atomic for statistics. A timer event
-//     is counted on the P running the code that caused it, which need not
-//     be the P whose set holds the timer (Stop from another P, timer
-//     stealing), so only sums over Ps mean anything. Every counting
+//     stores. The timer paths take no atomic for statistics. An event is
+//     counted on the P running the code that caused it. That need not be
+//     the P whose set holds the timer: a Stop may come from another P, and
+//     Ps steal timers. So only sums over Ps mean anything. Every counting
 //     caller holds a P (timerStatsHere), so counting takes no nil test.
 //   - Readers fold every P's counts under sched.lock, which keeps allp
 //     still, as schedStatsAggregate does for p.goroutinesCreated. A count
 //     read while its P runs may be a few events stale.
-//   - A destroyed P's counts move into timerStatsRetired before it dies
-//     (the world is stopped, and procresize holds sched.lock). Readers
-//     load the retired counts under sched.lock too, so a P's counts are
-//     in exactly one of the two sums and every counter only grows.
-//   - Each firing adds one lateness sample and nothing else: fired is the
+//   - A destroyed P's counts move into timerStatsRetired before it dies.
+//     The world is stopped, and procresize holds sched.lock. Readers load
+//     the retired counts under sched.lock too. So a P's counts are in
+//     exactly one of the two sums, and every counter only grows.
+//   - Each firing adds one lateness sample and nothing else. fired is the
 //     lateness histogram's total, summed when read. A timer never runs
-//     before its when, so the bucket of negative lateness stays empty
+//     before its when. So the bucket of negative lateness stays empty
 //     unless that promise breaks.
-//   - The lateness histogram has power-of-two buckets (timerLateHist), so
-//     that a firing costs one bit-length and one increment; the slack
+//   - The lateness histogram has power-of-two buckets (timerLateHist). A
+//     firing then costs one bit-length and one increment. The slack
 //     histogram, counted when a timer with slack fires, has
 //     timeHistogram's finer buckets.
-//   - A wakeup happens on an M that holds no P, so wakeups are one atomic
+//   - A wakeup happens on an M that holds no P. So wakeups are one atomic
 //     counter, added once per sleep, off the timer paths.
 
 package runtime
@@ -81,19 +82,18 @@ type timerStats struct {
 const timerLateBuckets = 64
 
 // A timerLateHist counts lateness d in bucket sys.Len64(uint64(d)|1)-1, a
-// bit-length with no branch: bucket 0 holds d in [0, 2) nanoseconds,
-// bucket k in 1..62 holds d in [2^k, 2^(k+1)), and bucket 63 every
-// negative d, whose top bit is set. Only the owning P writes it, with
-// plain increments.
+// bit-length with no branch. Bucket 0 holds d in [0, 2) nanoseconds. Bucket
+// k in 1..62 holds d in [2^k, 2^(k+1)). Bucket 63 holds every negative d,
+// whose top bit is set. Only the owning P writes it, with plain increments.
 type timerLateHist [timerLateBuckets]uint64
 
 // timerLateHistBuckets are the boundaries, in seconds, of the metric a
-// timerLateHist is written to: -Inf, 0, 2ns, 4ns, ..., 2^62ns, +Inf.
-// Its first bucket holds negative lateness.
+// timerLateHist is written to: -Inf, 0, 2ns, 4ns, ..., 2^62ns, +Inf. Its
+// first bucket holds negative lateness.
 var timerLateHistBuckets []float64
 
-// timerHist counts durations in timeHistogram's buckets, with plain
-// counters that only the owning P writes.
+// timerHist counts durations in timeHistogram's buckets. Only the owning P
+// writes its plain counters.
 type timerHist struct {
 	counts    [timeHistNumBuckets * timeHistNumSubBuckets]uint64
 	underflow uint64
@@ -117,32 +117,33 @@ var timerStatsRetired struct {
 var timerWakeups atomic.Uint64
 
 // timerWakeDeferralsExpired counts deferred wakeups that woke an idle P
-// after all. sysmon, which holds no P, counts some of them, so it is one
+// after all. sysmon, which holds no P, counts some of them. So it is one
 // atomic counter, added off the timer paths.
 var timerWakeDeferralsExpired atomic.Uint64
 
 // timerStatsHere returns the timer counts of the P running the caller.
-// Every caller holds a P: the counts are taken on goroutines (time.Timer's
+// Every caller holds a P. The counts are taken on goroutines (time.Timer's
 // methods, Sleep, netpoll deadlines, the scavenger's and the tracer's
-// sleeps), in check and its cascades, which run in the scheduler on a P,
-// and in take, which procresize calls on the P it keeps. maybeAdd makes the
-// same assumption. A caller without a P would fault here on the nil P
-// rather than lose a count, so the hot paths pay no nil test. modify and
-// stop, the hottest, spell the same expression out
-// (getg().m.p.ptr().timerStats), which leaves the compiler no inline mark
-// to keep as a NOP: a start costs the test of pending, two loads and an
-// increment, and a stop the same with the test made an add of 0 or 1.
+// sleeps). They are taken in check and its cascades, which run in the
+// scheduler on a P. And they are taken in take, which procresize calls on
+// the P it keeps. maybeAdd makes the same assumption. A caller without a P
+// would fault here on the nil P rather than lose a count. So the hot paths
+// pay no nil test. modify and stop, the hottest, spell the same expression
+// out (getg().m.p.ptr().timerStats). That leaves the compiler no inline
+// mark to keep as a NOP. A start costs the test of pending, two loads and
+// an increment. A stop costs the same, with the test made an add of 0 or 1.
 //
 //go:nosplit
 func timerStatsHere() *timerStats {
 	return &getg().m.p.ptr().timerStats
 }
 
-// countTimerFired counts one firing that ran late by lateness nanoseconds,
-// and coalesced if it came before the timer's hard deadline, on the P
-// running the caller (unlockAndRun, whose race annotations use that P
-// too). This is the firing path's only statistics cost: a bit-length and
-// an increment (without slack, coalesced is the constant false).
+// countTimerFired counts one firing that ran late by lateness nanoseconds.
+// It counts coalesced if the firing came before the timer's hard deadline.
+// It counts on the P running the caller, unlockAndRun, whose race
+// annotations use that P too. This is the firing path's only statistics
+// cost: a bit-length and an increment. Without slack, coalesced is the
+// constant false.
 //
 //go:nosplit
 func countTimerFired(lateness int64, coalesced bool) {
@@ -215,8 +216,8 @@ type timerStatsAggregate struct {
 // compute populates a from the retired counts and every P's.
 func (a *timerStatsAggregate) compute() {
 	a.wakeups = timerWakeups.Load()
-	// Loaded before the deferrals it ends, so that it never exceeds them:
-	// a deferral is counted before the store of wake.at that its expiry's
+	// Loaded before the deferrals it ends, so that it never exceeds them. A
+	// deferral is counted before the store of wake.at that its expiry's
 	// compare-and-swap observes.
 	a.expired = timerWakeDeferralsExpired.Load()
 

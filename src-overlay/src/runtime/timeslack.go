@@ -6,78 +6,79 @@
 
 // Timer slack (GOEXPERIMENT=timerslack).
 //
-// A timer due at when may fire at any time in its window [when, hard], where
-// hard = when + slack and the slack comes from a run-time policy (GODEBUG
-// timerslack=, below). The runtime uses that freedom to serve many timers
-// with one wakeup, as Linux hrtimers do with their [soft, hard] expiry
-// ranges. A timer never fires before when: slack only ever delays.
+// A timer due at when may fire at any time in its window [when, hard]. Its
+// hard deadline is hard = when + slack, and the slack comes from a run-time
+// policy (GODEBUG timerslack=, below). The runtime uses that freedom to
+// serve many timers with one wakeup, as Linux hrtimers do with their
+// [soft, hard] expiry ranges. A timer never fires before when: slack only
+// ever delays.
 //
 // The policy. GODEBUG=timerslack=SPEC, where SPEC is
 //
 //	[ABS][+PCT%][:CAP]
 //
-// with at least one of ABS and PCT: ABS and CAP are durations with a unit of
-// ns, us (or µs), ms or s (a decimal fraction is allowed: 1.5ms), PCT is a
-// decimal percentage from 0 to 100 of the timer's delay, when minus the time
-// it was armed. A timer armed at now gets slack = min(ABS + PCT*(when-now),
-// CAP, maxTimerSlack): a slack never exceeds 4.29s, which lets it fill the
-// padding of a timer. For example 50us, 12.5%, 20us+10%, 12.5%:1ms.
-// A SPEC of 0 gives upstream's
-// behaviour, epoll_wait's milliseconds included; a SPEC that does not parse
-// does too, without a crash. Unset, the policy is defaultTimerSlack.
-// A program sets its own default with //go:debug timerslack=SPEC (or a
-// godebug line in go.mod), which GODEBUG overrides, as for any setting.
-// Changing GODEBUG with os.Setenv changes the policy for timers armed from
-// then on.
+// with at least one of ABS and PCT. ABS and CAP are durations with a unit
+// of ns, us (or µs), ms or s. A decimal fraction is allowed: 1.5ms. PCT is
+// a decimal percentage, from 0 to 100, of the timer's delay: when minus the
+// time it was armed. A timer armed at now gets slack = min(ABS +
+// PCT*(when-now), CAP, maxTimerSlack). A slack never exceeds 4.29s, which
+// lets it fill the padding of a timer. Examples: 50us, 12.5%, 20us+10%,
+// 12.5%:1ms.
 //
-// Timers that use fake time (testing/synctest bubbles, and every timer of a
-// faketime build, the playground's) get no slack: such a clock jumps
-// straight to the next wake time, and a bubble's order of equal whens is
-// part of its promise.
+// A SPEC of 0 gives upstream's behaviour, epoll_wait's milliseconds
+// included. So does a SPEC that does not parse, without a crash. Unset, the
+// policy is defaultTimerSlack. A program sets its own default with
+// //go:debug timerslack=SPEC (or a godebug line in go.mod). GODEBUG
+// overrides it, as for any setting. Changing GODEBUG with os.Setenv changes
+// the policy for timers armed from then on.
 //
-// Invariants (on top of time.go's):
+// Timers on fake time get no slack. Those are the timers of testing/synctest
+// bubbles, and every timer of a faketime build (the playground's). Such a
+// clock jumps straight to the next wake time. A bubble's order of equal
+// whens is part of its promise.
+//
+// Invariants, on top of time.go's:
 //
 //   - t.when + t.slack.off, saturated at maxWhen, is t's hard deadline
-//     (t.deadline()): t.slack.off is set with t.when under t's lock
-//     whenever t is armed (slackArm: by modify, by maybeAdd as t enters
-//     a heap, and by the re-arm of a periodic timer). stop, and the
-//     firing of a timer that is not periodic, set when to 0 and leave
-//     off as it is, which then means nothing: t is a zombie or in no
-//     heap, and is armed again before it is due.
-//   - The heap is keyed on the hard deadline: heap entries hold
-//     when = t.deadline() and soft.when = t.when as of the last update.
-//     So wakeTime, minWhenModified and every pollUntil are hard deadlines,
-//     and a P, or the netpoller, sleeps until the earliest hard deadline
-//     of all its timers: no timer fires after hard for want of a wakeup,
-//     beyond the poller's own granularity (the kernel's timer slack, and
-//     where epoll_pwait2 is missing, epoll_wait's millisecond, by which
-//     upstream fires late past when).
-//   - A wakeup (any check, on this P or by a P stealing from it) runs
-//     timers from the top of the heap while their soft when <= now, the
-//     Linux hrtimer expiry rule. With equal slacks, heap order is soft
-//     order, so every open window is served; with mixed slacks a timer
-//     whose window is open but which sits below one whose window is not
-//     waits for a later wakeup, never beyond its own hard deadline.
-//   - ts.open holds heap[0]'s soft when, so check runs the open windows of
-//     any P it looks at, its own or another's, before their deadlines:
-//     one wakeup serves every timer whose window has opened.
+//     (t.deadline()). t.slack.off is set with t.when under t's lock whenever
+//     t is armed (slackArm). modify arms it, maybeAdd arms it as it enters
+//     a heap, and so does the re-arm of a periodic timer. stop, and the
+//     firing of a timer that is not periodic, set when to 0. They leave off
+//     as it is, which then means nothing: t is a zombie or in no heap, and
+//     is armed again before it is due.
+//   - The heap is keyed on the hard deadline. Heap entries hold
+//     when = t.deadline() and soft.when = t.when as of the last update. So
+//     wakeTime, minWhenModified and every pollUntil are hard deadlines. A P,
+//     or the netpoller, sleeps until the earliest hard deadline of all its
+//     timers. No timer fires after hard for want of a wakeup, beyond the
+//     poller's own granularity. That is the kernel's timer slack, and where
+//     epoll_pwait2 is missing, epoll_wait's millisecond, by which upstream
+//     fires late too.
+//   - A wakeup runs timers from the top of the heap while their soft
+//     when <= now: the Linux hrtimer expiry rule. A wakeup is any check, on
+//     this P or by a P stealing from it. With equal slacks, heap order is
+//     soft order, so every open window is served. With mixed slacks, a timer
+//     whose window is open may sit below one whose window is not. It waits
+//     for a later wakeup, never beyond its own hard deadline.
+//   - ts.open holds heap[0]'s soft when. So check runs the open windows of
+//     any P it looks at, its own or another's, before their deadlines. One
+//     wakeup serves every timer whose window has opened.
 //   - ts.open also holds a lower bound on the when of every timer with
-//     slack in ts's heap moved earlier (marked timerModified) since the
-//     last adjust, whose heap entry is stale: a timer reset earlier sits
-//     by its old deadline. (A timer moved later needs no bound: its window
-//     opens after its stale entry's.)
-//     check adjusts once that bound is <= now, as upstream adjusts once
-//     minWhenModified is, so a stale entry whose window has opened is
-//     re-sorted before any timer runs, and the wakeup serves that timer as
-//     it would serve an unmodified timer in its place. (A timer in a
-//     wheel has no heap entry: the wheel re-places it.)
+//     slack in ts's heap moved earlier (marked timerModified) since the last
+//     adjust. Such a timer's heap entry is stale: it sits by its old
+//     deadline. A timer moved later needs no bound, since its window opens
+//     after its stale entry's. check adjusts once that bound is <= now, as
+//     upstream adjusts once minWhenModified is. So a stale entry whose
+//     window has opened is re-sorted before any timer runs. The wakeup then
+//     serves that timer as it would an unmodified timer in its place. A
+//     timer in a wheel has no heap entry: the wheel re-places it.
 //   - A periodic timer's next when is computed from its when, as upstream,
-//     not from when it ran: its period holds on average, with no drift.
-//     Its slack is at most half its period (capPeriodic), so a tick fired
-//     late within its window does not skip the next tick.
-//   - Timers whose windows overlap may fire out of when order: a timer
-//     armed long ago with a large relative slack may fire after one due
-//     a little later but armed with less. Each still fires in its window.
+//     not from when it ran. Its period holds on average, with no drift. Its
+//     slack is at most half its period (capPeriodic). So a tick fired late
+//     within its window does not skip the next tick.
+//   - Timers whose windows overlap may fire out of when order. A timer armed
+//     long ago with a large relative slack may fire after one due a little
+//     later but armed with less. Each still fires in its window.
 
 package runtime
 
@@ -89,8 +90,8 @@ import (
 	"unsafe"
 )
 
-// defaultTimerSlack is the policy when GODEBUG sets none. It was chosen by
-// measurement: see docs/slack.md in timerlab.
+// defaultTimerSlack is the policy when GODEBUG sets none. It was chosen
+// by measurement: see docs/slack.md in timerlab.
 const defaultTimerSlack = "25%:1ms"
 
 // timerSlackOne is the fixed-point unit of a relative slack: 100%.
@@ -99,8 +100,8 @@ const timerSlackOne = 1 << 16
 // maxTimerSlack is the largest slack a timer can get, about 4.29s.
 const maxTimerSlack = 1<<32 - 1
 
-// A timerSlackSpec is a parsed policy, with what arming a timer needs of
-// it worked out in advance (see compile).
+// A timerSlackSpec is a parsed policy. It also holds what arming a timer
+// needs of it, worked out in advance (see compile).
 type timerSlackSpec struct {
 	abs int64 // nanoseconds every timer gets
 	rel int64 // fraction of the delay, in units of 1/timerSlackOne
@@ -114,43 +115,42 @@ type timerSlackSpec struct {
 }
 
 // A timerSlackSpecPtr is a *timerSlackSpec held as a uintptr. Specs are
-// never in the heap (see timerSlackSpecs), so the garbage collector need
-// not see these pointers, and storing one needs no write barrier: the
-// first stores run at the first parse of GODEBUG, before mallocinit,
-// where a write barrier's check under GOEXPERIMENT=cgocheck2 would read
-// the heap's metadata before it exists (every program built so crashed
-// at start).
+// never in the heap (see timerSlackSpecs). So the garbage collector need not
+// see these pointers, and storing one needs no write barrier. The first
+// stores run at the first parse of GODEBUG, before mallocinit. There a write
+// barrier's check under GOEXPERIMENT=cgocheck2 would read the heap's
+// metadata before it exists.
 type timerSlackSpecPtr uintptr
 
 func (p timerSlackSpecPtr) ptr() *timerSlackSpec { return (*timerSlackSpec)(unsafe.Pointer(p)) }
 
-// timerSlackPolicy points to the policy in force if it grants slack, a
-// spec that never changes once published, so that arming a timer reads
-// the policy with one atomic load and one test; nil for a policy that
-// grants none, and until the runtime's GODEBUG settings are parsed,
-// before any timer is armed.
+// timerSlackPolicy points to the policy in force if it grants slack. It is
+// nil for a policy that grants none, and until the runtime's GODEBUG
+// settings are parsed, before any timer is armed. A published spec never
+// changes. So arming a timer reads the policy with one atomic load and one
+// test.
 var timerSlackPolicy atomic.Pointer[timerSlackSpec]
 
-// timerSlackArming is timerHeaped if timerSlackPolicy is not nil, 0 if it
-// is, stored after it: the test that slackArm inlines into every timer's
-// path, where one AND with the timer's state tests both the policy and
-// whether the timer is in a heap (only a timer in a heap gets slack). It
+// timerSlackArming is timerHeaped if timerSlackPolicy is not nil, and 0 if
+// it is. It is stored after the pointer. slackArm inlines a test of it into
+// every timer's path. One AND with the timer's state tests both the policy
+// and whether the timer is in a heap. Only a timer in a heap gets slack. It
 // is a byte read with atomic.Load8 because that costs the least of the
-// inliner's budget: with atomic.Uint32's method, or a separate test of
-// the state, slackArm would not inline. A reader that sees it set with
-// the pointer nil, or 0 with the pointer set, races with a change of
-// policy, and arms the timer with no slack. Accessed atomically.
+// inliner's budget. With atomic.Uint32's method, or a separate test of the
+// state, slackArm would not inline. A reader that sees it set with the
+// pointer nil, or 0 with the pointer set, races with a change of policy. It
+// arms the timer with no slack. Accessed atomically.
 var timerSlackArming uint8
 
-// timerSlackSpecs holds every policy set so far, once each, newest first:
+// timerSlackSpecs holds every policy set so far, once each, newest first.
 // setTimerSlack publishes the one that equals the policy set, or adds it.
-// Its memory is not in the heap, which does not exist yet at the first
-// parse of GODEBUG: the first specs are in static storage, the rest from
-// persistentalloc, never freed, so that a program that sets GODEBUG
-// again and again keeps one spec (56 bytes) per distinct policy. Writers
-// exclude each other with a spin lock: GODEBUG may be set by several
-// goroutines at once (package syscall serializes Setenv on Unix, not on
-// Windows), and the first writers run before the runtime's locks can.
+// Its memory is not in the heap, which does not exist yet at the first parse
+// of GODEBUG. The first specs are in static storage, the rest from
+// persistentalloc, never freed. A program that sets GODEBUG again and again
+// keeps one spec (56 bytes) per distinct policy. Writers exclude each other
+// with a spin lock. GODEBUG may be set by several goroutines at once:
+// package syscall serializes Setenv on Unix, not on Windows. And the first
+// writers run before the runtime's locks can.
 var timerSlackSpecs struct {
 	locked atomic.Uint32
 	list   timerSlackSpecPtr
@@ -174,11 +174,11 @@ type timersSlackOpen struct {
 	// Written with the timers lock held, read without it by check.
 	when atomic.Int64
 
-	// modified is a lower bound on the when of every timer with slack
-	// in the heap moved earlier (marked timerModified) since the last
-	// adjust, or 0 if there is none. Lowered by modify without the timers lock, and
-	// cleared by adjust as it clears minWhenModified. Elsewhere it may
-	// be left low, which costs at most one needless adjust.
+	// modified is a lower bound on the when of every timer with slack in the
+	// heap moved earlier (marked timerModified) since the last adjust. It is 0
+	// if there is none. modify lowers it without the timers lock. adjust clears
+	// it as it clears minWhenModified. Elsewhere it may be left low, which
+	// costs at most one needless adjust.
 	modified atomic.Int64
 }
 
@@ -235,12 +235,12 @@ func loadTimerSlack() *timerSlackSpec {
 // timerSlackOff is the policy that grants no slack.
 var timerSlackOff = timerSlackSpec{max: maxWhen, capAt: minCapAt}
 
-// compile works out on, fixed and capAt from abs, rel and max: every
-// delay from capAt on gets fixed, the cap, which slackFor then returns
-// with no multiply (for 25%:1ms, every delay of 4ms or more), and every
-// delay below it less than the cap; a policy that gives every delay the
-// same slack (no rel, or an abs that reaches the cap) has capAt
-// minCapAt, below every delay.
+// compile works out on, fixed and capAt from abs, rel and max. Every delay
+// from capAt on gets fixed, the cap. slackFor then returns it with no
+// multiply: for 25%:1ms, every delay of 4ms or more. Every delay below
+// capAt gets less than the cap. A policy that gives every delay the same
+// slack has capAt minCapAt, below every delay. That is a policy with no rel,
+// or with an abs that reaches the cap.
 func (s *timerSlackSpec) compile() {
 	s.on = (s.abs != 0 || s.rel != 0) && s.max != 0
 	limit := min(s.max, maxTimerSlack)
@@ -253,8 +253,8 @@ func (s *timerSlackSpec) compile() {
 		s.capAt = minCapAt
 		return
 	}
-	// The least d with abs + mulFrac(d, rel) >= limit: mulFrac is
-	// monotone in d, and within a few units of d*rel/timerSlackOne.
+	// The least d with abs + mulFrac(d, rel) >= limit. mulFrac is monotone
+	// in d, and within a few units of d*rel/timerSlackOne.
 	d := (limit - s.abs) * timerSlackOne / s.rel
 	for s.abs+mulFrac(d, s.rel) < limit {
 		d++
@@ -269,10 +269,10 @@ func (s *timerSlackSpec) compile() {
 const minCapAt = -1 << 63
 
 // slackFor returns the slack the policy gives a timer due delay
-// nanoseconds after it was armed (<= 0: due already): min(abs +
-// rel*max(delay, 0), max, maxTimerSlack), for 0 <= abs. Below capAt,
-// abs + rel*delay is less than the cap (see compile), so it needs
-// neither the min nor a test of overflow.
+// nanoseconds after it was armed (<= 0: due already). That is min(abs +
+// rel*max(delay, 0), max, maxTimerSlack), for 0 <= abs. Below capAt, abs +
+// rel*delay is less than the cap (see compile). So it needs neither the min
+// nor a test of overflow.
 func (s *timerSlackSpec) slackFor(delay int64) int64 {
 	if delay >= s.capAt {
 		return s.fixed
@@ -281,7 +281,7 @@ func (s *timerSlackSpec) slackFor(delay int64) int64 {
 }
 
 // mulFrac returns d*frac/timerSlackOne for d >= 0 and 0 <= frac <=
-// timerSlackOne, without overflow; the result is at most d.
+// timerSlackOne, without overflow. The result is at most d.
 func mulFrac(d, frac int64) int64 {
 	return (d>>16)*frac + (d&(1<<16-1))*frac>>16
 }
@@ -294,32 +294,34 @@ func addSat(a, b int64) int64 {
 	return a + b
 }
 
-// slackArm sets t's slack for its current when, armed at now, and returns
-// t's hard deadline. now is the time t's when was computed from, which
-// package time and the netpoller pass down so that a relative slack costs
-// no clock read. Arming never reads the clock: a caller that has no
-// reading takes slackClock's (maybeAdd, the runtime's reset, and the
-// netpoller when clearing, or setting in the past, one of a shared read
-// and write deadline re-arms the other). A now of 0 gives no slack under
-// a policy whose slack depends on the delay; it comes only from
-// slackClock racing with a change of policy, or from a Sleep that hands
-// its timer none (which maybeAdd then arms).
-// Only a timer in a heap gets slack: nothing wakes for the others (a
-// channel timer that nothing is blocked on runs when its channel is
-// read), and maybeAdd arms a timer as it enters a heap. So a Reset of such
-// a timer reads no clock. A relative slack is a share of the delay the
-// timer was set for, or, for a channel timer that enters a heap when a
-// goroutine blocks on it, of the delay left then.
-// Arming is on every timer's path, so it does the least it can: inlined
-// into the caller, one load of a flag and one AND with t's state; a call
-// (slackArmOn) only if the policy grants slack and t is in a heap; there,
-// the test of a bubble, one load of the policy, a multiply only for a
-// delay below the policy's cap (slackFor), and one store, in a function
-// that calls none and so needs no frame. The slack is
-// counted in the metrics when the timer fires (slackFiring), not here. A
-// faketime build never publishes a policy (setTimerSlack), so arming
-// tests nothing for it.
-// The caller holds t's lock.
+// slackArm sets t's slack for its current when, armed at now. It returns
+// t's hard deadline. The caller holds t's lock.
+//
+// now is the time t's when was computed from. Package time and the
+// netpoller pass it down, so that a relative slack costs no clock read.
+// Arming never reads the clock. A caller that has no reading takes
+// slackClock's. Those callers are maybeAdd, the runtime's reset, and the
+// netpoller when clearing one of a shared read and write deadline, or
+// setting it in the past, re-arms the other. A now of 0 gives no slack
+// under a policy whose slack depends on the delay. It comes only from
+// slackClock racing with a change of policy, or from a Sleep that hands its
+// timer none (which maybeAdd then arms).
+//
+// Only a timer in a heap gets slack. Nothing wakes for the others: a
+// channel timer that nothing is blocked on runs when its channel is read.
+// maybeAdd arms a timer as it enters a heap. So a Reset of such a timer
+// reads no clock. A relative slack is a share of the delay the timer was
+// set for. For a channel timer that enters a heap when a goroutine blocks
+// on it, it is a share of the delay left then.
+//
+// Arming is on every timer's path, so it does the least it can. Inlined
+// into the caller, it loads a flag and ANDs it with t's state. It calls
+// slackArmOn only if the policy grants slack and t is in a heap. That
+// function tests for a bubble, loads the policy once, multiplies only for a
+// delay below the policy's cap (slackFor), and stores once. It calls no
+// function, so it needs no frame. The metrics count the slack when the
+// timer fires (slackFiring), not here. A faketime build never publishes a
+// policy (setTimerSlack), so arming tests nothing for it.
 func (t *timer) slackArm(now int64) int64 {
 	if atomic.Load8(&timerSlackArming)&t.state != 0 {
 		return t.slackArmOn(now)
@@ -328,9 +330,9 @@ func (t *timer) slackArm(now int64) int64 {
 	return t.when
 }
 
-// slackArmOn is slackArm for a timer in a heap, under a policy that
-// grants slack. A policy with capAt minCapAt gives every delay fixed, so
-// it needs no now.
+// slackArmOn is slackArm for a timer in a heap, under a policy that grants
+// slack. A policy with capAt minCapAt gives every delay fixed. So it needs
+// no now.
 func (t *timer) slackArmOn(now int64) int64 {
 	spec := timerSlackPolicy.Load()
 	if spec == nil || t.isFake || now == 0 && spec.capAt != minCapAt {
@@ -342,10 +344,10 @@ func (t *timer) slackArmOn(now int64) int64 {
 	return deadlineOf(t.when, slack)
 }
 
-// slackClock returns the time, for a caller about to arm a timer that has
-// no reading of its own, if the policy's slack depends on the delay, and 0
-// if not: with slack off, or a slack that is the same for every delay,
-// arming reads no clock.
+// slackClock returns the time for a caller about to arm a timer that has
+// no reading of its own. It returns it only if the policy's slack depends
+// on the delay, and 0 if not. With slack off, or a slack that is the same
+// for every delay, arming reads no clock.
 func slackClock() int64 {
 	if s := timerSlackPolicy.Load(); s != nil && s.capAt != minCapAt {
 		return nanotime()
@@ -353,12 +355,12 @@ func slackClock() int64 {
 	return 0
 }
 
-// capPeriodic returns slack, capped at half of t's period if t is periodic.
-// A periodic timer re-arms from its when, to the first instant of its
-// period after the run (see unlockAndRun): a tick late by a whole period
-// would skip the next one, so a slack of a period or more (1ms on a 1ms
-// Ticker) would drop ticks. Half the period leaves the other half for the
-// wakeup's own lateness. The caller holds t's lock.
+// capPeriodic returns slack, capped at half of t's period if t is
+// periodic. A periodic timer re-arms from its when, to the first instant of
+// its period after the run (see unlockAndRun). A tick late by a whole
+// period would skip the next one. So a slack of a period or more (1ms on a
+// 1ms Ticker) would drop ticks. Half the period leaves the other half for
+// the wakeup's own lateness. The caller holds t's lock.
 func (t *timer) capPeriodic(slack int64) int64 {
 	if t.period > 0 {
 		return min(slack, t.period/2)
@@ -372,8 +374,8 @@ func (t *timer) deadline() int64 {
 }
 
 // deadlineOf returns when+slack, saturated at maxWhen, for 0 <= when <=
-// maxWhen and 0 <= slack <= maxTimerSlack: such a sum overflows at most
-// into the negative numbers, so one test of its sign finds the overflow.
+// maxWhen and 0 <= slack <= maxTimerSlack. Such a sum overflows at most
+// into the negative numbers. So one test of its sign finds the overflow.
 func deadlineOf(when, slack int64) int64 {
 	if d := when + slack; d >= 0 {
 		return d
@@ -382,9 +384,10 @@ func deadlineOf(when, slack int64) int64 {
 }
 
 // A slackSleep is what timeSleep records on its M for resetForSleep, the
-// unlock function of its gopark, which runs on the same M unless the
-// goroutine moved on its way to park: the time the sleep's when was
+// unlock function of its gopark. It is the time the sleep's when was
 // computed from, so that arming the sleep's timer reads no clock.
+// resetForSleep runs on the same M, unless the goroutine moved on its way
+// to park.
 type slackSleep struct {
 	gp   guintptr // the goroutine that began the sleep
 	when int64    // its when
@@ -392,9 +395,9 @@ type slackSleep struct {
 }
 
 // slackSleepFrom records that gp, running on mp, computed when, the end
-// of its sleep, from now. It is nosplit so that gp cannot be preempted,
-// and move to another M, between the caller's read of gp.m and the
-// stores, should it not be inlined.
+// of its sleep, from now. It is nosplit so that gp cannot be preempted
+// between the caller's read of gp.m and the stores. A preempted gp could
+// move to another M, should the call not be inlined.
 //
 //go:nosplit
 func (mp *m) slackSleepFrom(gp *g, when, now int64) {
@@ -402,10 +405,10 @@ func (mp *m) slackSleepFrom(gp *g, when, now int64) {
 }
 
 // slackSleepNow returns the time that the sleep of gp until when was
-// computed from, if gp recorded it on mp, or else 0: a goroutine
+// computed from, if gp recorded it on mp, and else 0. A goroutine
 // preempted on its way to park may park on another M, whose record is
-// another sleep's. The sleep's timer is in no heap (it fired, and left
-// it), so with a 0 maybeAdd reads the clock as the timer enters one.
+// another sleep's. The sleep's timer is in no heap: it fired, and left it.
+// So with a 0, maybeAdd reads the clock as the timer enters one.
 func (mp *m) slackSleepNow(gp *g, when int64) int64 {
 	if s := &mp.slackSleep; s.gp == guintptr(unsafe.Pointer(gp)) && s.when == when {
 		return s.now
@@ -414,14 +417,14 @@ func (mp *m) slackSleepNow(gp *g, when int64) int64 {
 }
 
 // coalescedAt reports whether a firing at now comes before t's hard
-// deadline: a wakeup or a scheduler pass that came for something else
+// deadline. Then a wakeup or a scheduler pass that came for something else
 // serves it. The caller holds t's lock and has not re-armed t yet.
 func (t *timer) coalescedAt(now int64) bool {
 	return now < t.deadline()
 }
 
-// heapEntry returns t's heap entry: keyed on its hard deadline, with its
-// when as the soft part. The caller holds t's lock.
+// heapEntry returns t's heap entry. It is keyed on t's hard deadline, with
+// t's when as the soft part. The caller holds t's lock.
 func (t *timer) heapEntry() timerWhen {
 	return timerWhen{timer: t, soft: timerWhenSoft{t.when}, when: t.deadline()}
 }
@@ -448,13 +451,13 @@ func (ts *timers) slackUpdateOpen() {
 	}
 }
 
-// slackOpen returns the earliest of next, ts's wake time, the time the
-// window of ts's first timer opens, the time the window of a modified
-// timer may open and, with the wheel, the time the window of a timer in
-// its earliest slot may open: the time from which check has a timer to
-// run or to re-sort. Without the wheel it is inlined into check, which
-// every scheduler pass calls (the test of the experiment costs the
-// inliner nothing).
+// slackOpen returns the time from which check has a timer to run or to
+// re-sort. That is the earliest of next, ts's wake time, the time the
+// window of ts's first timer opens, and the time the window of a modified
+// timer may open. With the wheel, it is also the time the window of a timer
+// in its earliest slot may open. Without the wheel it is inlined into
+// check, which every scheduler pass calls. The test of the experiment costs
+// the inliner nothing.
 func (ts *timers) slackOpen(next int64) int64 {
 	open := minNonZero(minNonZero(next, ts.open.when.Load()), ts.open.modified.Load())
 	if goexperiment.TimerWheel {
@@ -463,14 +466,14 @@ func (ts *timers) slackOpen(next int64) int64 {
 	return open
 }
 
-// slackModified lowers ts.open.modified to the when of t, a timer in ts
-// that modify has just marked timerModified, moving its when from
-// oldWhen, if t has slack, a heap entry, and a when earlier than before:
-// its window opens before the hard deadline that minWhenModified records,
-// and before the soft when of its stale entry. A timer moved later (the
-// common Reset) needs nothing: its window opens after its entry's, as for
-// a timer not modified at all. The caller holds t's lock. The test is
-// inlined into modify.
+// slackModified lowers ts.open.modified to the when of t if t has slack, a
+// heap entry, and a when earlier than before. t is a timer in ts that
+// modify has just marked timerModified, moving its when from oldWhen. Its
+// window opens before the hard deadline that minWhenModified records, and
+// before the soft when of its stale entry. A timer moved later, the common
+// Reset, needs nothing. Its window opens after its entry's, as for a timer
+// not modified at all. The caller holds t's lock. The test is inlined into
+// modify.
 func (ts *timers) slackModified(t *timer, oldWhen int64) {
 	if t.when < oldWhen && t.slack.off != 0 {
 		ts.slackModifiedEarlier(t)
@@ -483,9 +486,9 @@ func (ts *timers) slackModifiedEarlier(t *timer) {
 	if t.wheeled() {
 		return
 	}
-	// Publish timerModified before reading the bound, so that an adjust
-	// either sees t as modified in its scan or clears the bound before
-	// the read below, and then t lowers it again.
+	// Publish timerModified before reading the bound. Then an adjust either
+	// sees t as modified in its scan, or clears the bound before the read
+	// below, and t lowers it again.
 	t.astate.Store(t.state)
 	for {
 		old := ts.open.modified.Load()
@@ -499,8 +502,8 @@ func (ts *timers) slackModifiedEarlier(t *timer) {
 }
 
 // slackModifiedOpen returns the earlier of first, ts's minWhenModified,
-// and ts.open.modified: the time from which adjust has a modified timer
-// that may run. 0 means none.
+// and ts.open.modified. That is the time from which adjust has a modified
+// timer that may run. 0 means none.
 func (ts *timers) slackModifiedOpen(first int64) int64 {
 	return minNonZero(first, ts.open.modified.Load())
 }
@@ -519,8 +522,8 @@ func minNonZero(a, b int64) int64 {
 	return a
 }
 
-// parseTimerSlack parses a policy, [ABS][+PCT%][:CAP] (either term may come
-// first), and reports whether it is well formed.
+// parseTimerSlack parses a policy, [ABS][+PCT%][:CAP], and reports whether
+// it is well formed. Either term may come first.
 func parseTimerSlack(s string) (spec timerSlackSpec, ok bool) {
 	spec.max = maxWhen
 	if i := bytealg.IndexByteString(s, ':'); i >= 0 {
@@ -561,7 +564,7 @@ func parseTimerSlack(s string) (spec timerSlackSpec, ok bool) {
 }
 
 // parseSlackDuration parses a non-negative decimal duration with a unit of
-// ns, us, ms or s, or a bare 0, truncated to whole nanoseconds.
+// ns, us, ms or s, or a bare 0. It truncates to whole nanoseconds.
 func parseSlackDuration(s string) (int64, bool) {
 	if s == "0" {
 		return 0, true
@@ -589,9 +592,9 @@ func parseSlackPercent(s string) (int64, bool) {
 	return ppb * timerSlackOne / 1e9, true
 }
 
-// scaleDecimal returns the decimal number s (digits, at most one '.') times
-// unit, truncated, and whether s is well formed and the result fits in an
-// int64.
+// scaleDecimal returns the decimal number s times unit, truncated. s has
+// digits and at most one '.'. It also reports whether s is well formed and
+// the result fits in an int64.
 func scaleDecimal(s string, unit int64) (int64, bool) {
 	var whole, frac int64
 	fracDigits, scale := 0, int64(1)

@@ -8,24 +8,24 @@ package runtime
 
 import "internal/runtime/syscall/linux"
 
-// netpollWait waits on epfd for up to delay nanoseconds (< 0: no limit)
-// and returns what epoll returned.
+// netpollWait waits on epfd for up to delay nanoseconds (< 0: no limit).
+// It returns what epoll returned.
 //
 // With a slack policy in force it waits with epoll_pwait2's nanosecond
-// timeout, so a timer with little slack fires close to its when rather than
-// at epoll_wait's next millisecond: precision is governed by slack, and the
-// policy keeps staggered timers sharing wakeups. Without slack it waits as
-// upstream, for waitms milliseconds, as it does where epoll_pwait2 is
-// missing. The kernel adds its own timer slack to either wait (the
+// timeout. A timer with little slack then fires close to its when, rather
+// than at epoll_wait's next millisecond. Precision is set by the slack, and
+// the policy keeps staggered timers sharing wakeups. Without slack it waits
+// as upstream, for waitms milliseconds. It does the same where epoll_pwait2
+// is missing. The kernel adds its own timer slack to either wait (the
 // thread's timerslack_ns, 50us by default), on top of the policy's.
 //
-// Android never uses epoll_pwait2: its apps' seccomp filter answers a
-// system call it does not allow with SIGSYS, not an error, and releases
-// whose filter lacks epoll_pwait2 would kill the process on its first
-// precise wait (package syscall never tries faccessat2 there, for the same
-// reason). Elsewhere a seccomp filter that kills a process for an unknown
-// system call, rather than failing it, kills this one too: run such
-// programs with GODEBUG=timerslack=0.
+// Android never uses epoll_pwait2. Its apps' seccomp filter answers a
+// system call it does not allow with SIGSYS, not an error. Releases whose
+// filter lacks epoll_pwait2 would kill the process on its first precise
+// wait. Package syscall never tries faccessat2 there, for the same reason.
+// Elsewhere, a seccomp filter that kills a process for an unknown system
+// call, rather than failing it, kills this one too. Run such programs with
+// GODEBUG=timerslack=0.
 func netpollWait(events []linux.EpollEvent, delay int64, waitms int32) (int32, uintptr) {
 	n, errno, _ := epollWait(epfd, events, delay, waitms)
 	return n, errno
