@@ -1,0 +1,3 @@
+module timerlab.local/cascade
+
+go 1.26
