@@ -29,8 +29,11 @@ const (
 const (
 	IdealWakeups = "ideal-wakeups/s" // StaggeredTickers: the fewest wakeups that serve every tick in its window
 	CoalesceEff  = "coalesce-eff"    // IdealWakeups / TimerWakeups: not bounded by 1 (bench/wakeups)
-	RatioP50     = "ratio-p50"       // SubMsSleep: quantiles of actual / requested sleep
+	RatioP50     = "ratio-p50"       // SubMsSleep, SpreadSubMsSleep: quantiles of actual / requested sleep
 	RatioP99     = "ratio-p99"
+	// SpreadSubMsSleep: CPU time of the process per timer wakeup (TimerWakeups), where the toolchain
+	// counts them.
+	CPUWakeup = "cpu-ns/timer-wakeup"
 )
 
 // Quantiles of wakeup lateness (bench/wakeups), nearest rank: how long after its due time each

@@ -21,19 +21,35 @@ func TestCPUPerOp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a benchmark")
 	}
-	out, err := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkSubMsSleep$",
-		"-test.benchtime=2000x", "-test.count=1").CombinedOutput()
+	figures, line := benchFigures(t, "SubMsSleep", "2000x")
+	perOp, ok := figures[units.CPUOp]
+	if !ok || perOp <= 0 {
+		t.Fatalf("%s is %v (reported: %v) in %q", units.CPUOp, perOp, ok, line)
+	}
+	perSec, nsPerOp := figures[units.CPU], figures["ns/op"]
+	want := perSec * nsPerOp / 1e9
+	if perOp < want*0.95 || perOp > want*3 {
+		t.Errorf("%s = %.0f, want about %s × ns/op = %.0f (%q)", units.CPUOp, perOp, units.CPU, want, line)
+	}
+}
+
+// benchFigures runs the benchmark Benchmark{name} for benchtime in a child process of this test
+// binary and returns the figures of its (last) result line by unit, and the line.
+func benchFigures(t *testing.T, name, benchtime string) (map[string]float64, string) {
+	t.Helper()
+	out, err := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^Benchmark"+name+"$",
+		"-test.benchtime="+benchtime, "-test.count=1").CombinedOutput()
 	if err != nil {
 		t.Fatalf("the benchmark failed: %v\n%s", err, out)
 	}
 	var line string
 	for _, l := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(l, "BenchmarkSubMsSleep/") {
+		if strings.HasPrefix(l, "Benchmark"+name+"/") {
 			line = l
 		}
 	}
 	if line == "" {
-		t.Fatalf("no result of BenchmarkSubMsSleep in:\n%s", out)
+		t.Fatalf("no result of Benchmark%s in:\n%s", name, out)
 	}
 	// A result line is the name, the iterations, then value-unit pairs.
 	f := strings.Fields(line)
@@ -45,13 +61,5 @@ func TestCPUPerOp(t *testing.T) {
 		}
 		figures[f[i+1]] = v
 	}
-	perOp, ok := figures[units.CPUOp]
-	if !ok || perOp <= 0 {
-		t.Fatalf("%s is %v (reported: %v) in %q", units.CPUOp, perOp, ok, line)
-	}
-	perSec, nsPerOp := figures[units.CPU], figures["ns/op"]
-	want := perSec * nsPerOp / 1e9
-	if perOp < want*0.95 || perOp > want*3 {
-		t.Errorf("%s = %.0f, want about %s × ns/op = %.0f (%q)", units.CPUOp, perOp, units.CPU, want, line)
-	}
+	return figures, line
 }

@@ -1,6 +1,7 @@
 // Package wakeups measures what frequent short timers cost the process and how late they wake
 // their goroutines: 1000 tickers with staggered phases, and goroutines sleeping 20-1000 µs
-// (golang/go#44343). One op is one wakeup: a tick received, a sleep. Besides ns/op every
+// (golang/go#44343), at random durations (SubMsSleep) or each at its own (SpreadSubMsSleep,
+// golang/go#53824's workload). One op is one wakeup: a tick received, a sleep. Besides ns/op every
 // benchmark reports:
 //
 //	vcsw/s        voluntary context switches of the process per second (getrusage ru_nvcsw)
@@ -35,9 +36,14 @@
 //	                 already awake for other work (the heap shows about 130). The report calls
 //	                 it ideal/wakeup
 //
-// and SubMsSleep how long sleeps of at least 100 µs take against what was asked:
+// SubMsSleep and SpreadSubMsSleep how long sleeps of at least 100 µs take against what was asked:
 //
 //	ratio-p50, ratio-p99  quantiles of actual / requested duration
+//
+// and SpreadSubMsSleep what each timer wakeup cost:
+//
+//	cpu-ns/timer-wakeup  CPU time of the process per timer wakeup: cpu-ns/s over timer-wakeups/s
+//	                     (only where timer-wakeups/s is reported)
 package wakeups
 
 import (
@@ -61,7 +67,7 @@ import (
 func BenchmarkStaggeredTickers(b *testing.B) {
 	const n, period = 1000, 10 * time.Millisecond
 	b.Run(fmt.Sprintf("tickers=%d/period=%s", n, period), func(b *testing.B) {
-		r := measure(b, n, func(quota *atomic.Int64, start time.Time, rec *record) {
+		r := measure(b, n, func(_ int, quota *atomic.Int64, start time.Time, rec *record) {
 			time.Sleep(rand.N(period))
 			t := time.NewTicker(period)
 			defer t.Stop()
@@ -103,21 +109,70 @@ const ratioMin = 100 * time.Microsecond
 func BenchmarkSubMsSleep(b *testing.B) {
 	const n = 50
 	b.Run(fmt.Sprintf("goroutines=%d", n), func(b *testing.B) {
-		r := measure(b, n, func(quota *atomic.Int64, _ time.Time, rec *record) {
+		r := measure(b, n, func(_ int, quota *atomic.Int64, _ time.Time, rec *record) {
 			for quota.Add(-1) >= 0 {
-				d := 20*time.Microsecond + rand.N(980*time.Microsecond)
-				start := time.Now()
-				time.Sleep(d)
-				took := time.Since(start)
-				rec.late = append(rec.late, took-d)
-				if d >= ratioMin {
-					rec.ratio = append(rec.ratio, float64(took)/float64(d))
-				}
+				rec.sleep(20*time.Microsecond + rand.N(980*time.Microsecond))
 			}
 		})
 		r.report(b)
 		r.reportRatios(b)
 	})
+}
+
+// The sleeps of SpreadSubMsSleep: its goroutines' durations spread evenly from spreadMin to
+// spreadMax.
+const (
+	spreadMin = 20 * time.Microsecond
+	spreadMax = 1000 * time.Microsecond
+)
+
+// BenchmarkSpreadSubMsSleep is the workload of golang/go#53824's SpreadSubMsTimers (50 goroutines
+// sleeping at staggered 20-1000 µs intervals, the benchmark its figures of CPU per wakeup and
+// wakeups a second come from): 50 goroutines, each sleeping its own fixed duration in a loop, the
+// durations spread evenly over 20-1000 µs (goroutine i sleeps 20 µs + i × 20 µs; spread). One op
+// is one sleep: cpu-ns/op is that CPU per wakeup. Unlike SubMsSleep, whose goroutines draw a
+// new duration for every sleep, each goroutine wakes at its own steady period, as a polling loop
+// does; a policy whose sleeps end on time runs more of them a second, the short ones most, and its
+// timer wakeups a second count that precision twice. Besides the figures of every workload it
+// reports ratio-p50 and ratio-p99 as SubMsSleep does, and cpu-ns/timer-wakeup.
+func BenchmarkSpreadSubMsSleep(b *testing.B) {
+	const n = 50
+	b.Run(fmt.Sprintf("goroutines=%d", n), func(b *testing.B) {
+		rates := make([]float64, n)
+		for i := range rates {
+			rates[i] = 1 / spread(i, n).Seconds()
+		}
+		r := measureReserving(b, reservations(b.N, rates), func(i int, quota *atomic.Int64, _ time.Time, rec *record) {
+			d := spread(i, n)
+			for quota.Add(-1) >= 0 {
+				rec.sleep(d)
+			}
+		})
+		r.report(b)
+		r.reportRatios(b)
+		r.reportCPUPerWakeup(b)
+	})
+}
+
+// spread is the duration goroutine i of n sleeps in SpreadSubMsSleep: spreadMin for the first,
+// spreadMax for the last, evenly spaced between.
+func spread(i, n int) time.Duration {
+	if n == 1 {
+		return spreadMin
+	}
+	return spreadMin + time.Duration(i)*(spreadMax-spreadMin)/time.Duration(n-1)
+}
+
+// sleep sleeps for d and records how much longer than d it took, and for a sleep of at least
+// ratioMin, the actual / requested ratio.
+func (r *record) sleep(d time.Duration) {
+	start := time.Now()
+	time.Sleep(d)
+	took := time.Since(start)
+	r.late = append(r.late, took-d)
+	if d >= ratioMin {
+		r.ratio = append(r.ratio, float64(took)/float64(d))
+	}
 }
 
 // record is what one worker goroutine recorded, one entry per wakeup (ratio: per long sleep).
@@ -135,6 +190,28 @@ func (r *record) reserve(n int) {
 	r.ratio = touched[float64](n)
 }
 
+// reservations returns how many entries the record of each of len(rates) goroutines reserves for
+// n ops shared between them: its even share, n/len(rates); or where rates[i] > 0 says how fast
+// goroutine i runs its ops at most (its ops a second if every wait ends when asked), the larger of
+// that and its share by rate, rates[i]/Σrates; each with a quarter more and 64 as a margin. Under a
+// precise policy SpreadSubMsSleep's goroutine of 20 µs takes 22% of the ops, ten times its even
+// share; under one that rounds its sleeps up to a millisecond, every goroutine about its even share.
+func reservations(n int, rates []float64) []int {
+	var sum float64
+	for _, r := range rates {
+		sum += r
+	}
+	out := make([]int, len(rates))
+	for i, r := range rates {
+		share := 1 / float64(len(rates))
+		if sum > 0 {
+			share = max(share, r/sum)
+		}
+		out[i] = int(share*1.25*float64(n)) + 64
+	}
+	return out
+}
+
 // touched returns an empty slice with room for n elements, all written to once.
 func touched[T any](n int) []T {
 	s := make([]T, n)
@@ -149,22 +226,33 @@ type run struct {
 	rec           record
 }
 
-// measure runs worker in n goroutines until they have shared b.N wakeups between them, taking
-// one from quota before each; start is the instant the run began. Each worker's record has room
-// for its share of the wakeups and a margin before the run starts, so that recording costs the
-// run no slice growth: growing them was a quarter of the process's CPU in StaggeredTickers.
-func measure(b *testing.B, n int, worker func(quota *atomic.Int64, start time.Time, rec *record)) run {
+// A worker is the loop of one goroutine of a workload: i is its index among the run's
+// goroutines, and it takes one op from quota before each, until none is left; start is the
+// instant the run began; it records into rec.
+type worker func(i int, quota *atomic.Int64, start time.Time, rec *record)
+
+// measure runs worker in n goroutines until they have shared b.N ops between them, each taking
+// about the same share of them.
+func measure(b *testing.B, n int, w worker) run {
+	return measureReserving(b, reservations(b.N, make([]float64, n)), w)
+}
+
+// measureReserving runs worker in len(reserve) goroutines until they have shared b.N ops between
+// them, goroutine i's record with room for reserve[i] entries before the run starts, so that
+// recording costs the run no slice growth: growing them was a quarter of the process's CPU in
+// StaggeredTickers.
+func measureReserving(b *testing.B, reserve []int, w worker) run {
 	var quota atomic.Int64
 	quota.Store(int64(b.N))
-	recs := make([]record, n)
+	recs := make([]record, len(reserve))
 	for i := range recs {
-		recs[i].reserve(b.N/n + b.N/(4*n) + 64)
+		recs[i].reserve(reserve[i])
 	}
 	var wg sync.WaitGroup
 	r := run{before: usage(b)}
 	b.ResetTimer()
 	for i := range recs {
-		wg.Go(func() { worker(&quota, r.before.wall, &recs[i]) })
+		wg.Go(func() { w(i, &quota, r.before.wall, &recs[i]) })
 	}
 	wg.Wait()
 	b.StopTimer()
@@ -235,6 +323,17 @@ func (r run) reportRatios(b *testing.B) {
 	slices.Sort(ratio)
 	b.ReportMetric(quantile(ratio, 0.50), units.RatioP50)
 	b.ReportMetric(quantile(ratio, 0.99), units.RatioP99)
+}
+
+// reportCPUPerWakeup reports the process's CPU per timer wakeup (cpu-ns/timer-wakeup), where the
+// toolchain counts timer wakeups and the run had some: what each netpoll sleep a timer ended cost,
+// with all the work it did once awake.
+func (r run) reportCPUPerWakeup(b *testing.B) {
+	wakeups, ok := timerstats.WakeupRate(r.before.timers, r.after.timers, r.secs())
+	if !ok || wakeups == 0 {
+		return
+	}
+	b.ReportMetric(float64(r.after.cpu-r.before.cpu)/r.secs()/wakeups, units.CPUWakeup)
 }
 
 // window is the closed interval [lo, hi] in which one timer may fire: [due, due + slack].
