@@ -63,7 +63,7 @@ const (
 	LiveBytes    = "live-B/timer"   // LiveBytes: heap bytes live per live timer
 	StoppedBytes = "kept-B/stopped" // StoppedBytes: heap bytes a stopped timer keeps live
 	NsTimer      = "ns/timer"       // Burst: wall time per timer of the burst
-	Expired      = "expired/op"     // HTTPWithTimeout: requests whose context expired, per request
+	Expired      = "expired/op"     // HTTPWithTimeout: requests whose context expired, per request; CoarseTimeouts (bench/wakeups): timeouts that fired, per wait
 	// StopDuringCascade: quantiles of the time of a Stop, from another P, of a timer whose owner is
 	// moving a crowd of timers, from when the Stop was asked for.
 	StopP50 = "stop-p50-ns"

@@ -1,15 +1,17 @@
 // Package wakeups measures what frequent short timers cost the process and how late they wake
 // their goroutines: 1000 tickers with staggered phases, and goroutines sleeping 20-1000 µs
 // (golang/go#44343), at random durations (SubMsSleep) or each at its own (SpreadSubMsSleep,
-// golang/go#53824's workload). One op is one wakeup: a tick received, a sleep. Besides ns/op every
+// golang/go#53824's workload); and a program that never asked for sub-millisecond precision,
+// thousands of timeouts of 1-50 ms and 10 ms tickers (CoarseTimeouts). One op is one wakeup: a tick
+// received, a sleep; in CoarseTimeouts one wait on a timeout, fired or stopped. Besides ns/op every
 // benchmark reports:
 //
 //	vcsw/s        voluntary context switches of the process per second (getrusage ru_nvcsw)
 //	cpu-ns/s      CPU time (user+system) of the process per second of wall time
-//	cpu-ns/op     CPU time of the process per op: per tick received, per sleep. Where the
-//	              ops come at a fixed rate (the tickers) it is about cpu-ns/s over that rate; where
-//	              each op starts when the last one ends (the sleeps) a precise policy runs
-//	              more ops a second, and only cpu-ns/op compares what each op costs
+//	cpu-ns/op     CPU time of the process per op: per tick received, per sleep, per wait. Where
+//	              the ops come at a fixed rate (the tickers) it is about cpu-ns/s over that rate;
+//	              where each op starts when the last one ends (the sleeps, the waits) a precise
+//	              policy runs more ops a second, and only cpu-ns/op compares what each op costs
 //	late-pNN-ns   quantiles of wakeup lateness: p10, p25, p50, p90, p99, p999 and max
 //	slack-ns      median slack the runtime granted the timers armed during the run
 //	              (/sched/timers/slack:seconds); 0 without slack or without the metric
@@ -40,10 +42,14 @@
 //
 //	ratio-p50, ratio-p99  quantiles of actual / requested duration
 //
-// and SpreadSubMsSleep what each timer wakeup cost:
+// SpreadSubMsSleep what each timer wakeup cost:
 //
 //	cpu-ns/timer-wakeup  CPU time of the process per timer wakeup: cpu-ns/s over timer-wakeups/s
 //	                     (only where timer-wakeups/s is reported)
+//
+// and CoarseTimeouts how many of its timeouts fired, its lateness quantiles being theirs:
+//
+//	expired/op  the share of the waits whose timeout fired (the others' event came first)
 package wakeups
 
 import (
