@@ -13,10 +13,10 @@ empty :=
 space := $(empty) $(empty)
 
 # The first answer: heap against each variant on the headline sets (`timerlab bench -h`: std-time's
-# single operations, the timers against N, deadline churn and the wakeups), which hold the figures
-# the report's verdict leads with. Its variants: those with a toolchain of their own but pristine
-# upstream (the noise control, in `make full`) and the null floor (which runs only the floor set,
-# docs/benchmarks.md), and pwait2, upstream's proposal the slack variant is
+# single operations, the timers against N, deadline churn, the wakeups and their precision), which
+# hold the figures the report's verdict leads with. Its variants: those with a toolchain of their
+# own but pristine upstream (the noise control, in `make full`) and the null floor (which runs only
+# the floor set, docs/benchmarks.md), and pwait2, upstream's proposal the slack variant is
 # measured against; the slack sweep's other points run in `make full`. README.md's table of the
 # commands gives its time. Its results go where `timerlab report` looks for them by default.
 FIRST_TOOLCHAINS := $(filter-out upstream null,$(TOOLCHAINS))

@@ -73,7 +73,7 @@ func TestHelp(t *testing.T) {
 		}
 		for _, want := range []string{"usage: timerlab bench [--quick]", "  --rounds N\n", "  --sets a,b|headline\n",
 			"benchmark sets (--sets", "  std-time-ops ", "[when named]", "  wakeups ", "aliases run it", "  headline ",
-			"std-time-ops, timers, deadline, wakeups", "variants (--variants", "  heap ", "  slack-1ms ",
+			"std-time-ops, timers, deadline,", "wakeups, precision", "variants (--variants", "  heap ", "  slack-1ms ",
 			"alias of slack, GODEBUG=timerslack=1ms", "  floor ", "the null floor runs it", "  null "} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("timerlab %q lacks %q:\n%s", args, want, out.String())

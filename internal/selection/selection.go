@@ -44,10 +44,10 @@ const HeadlineGroup = "headline"
 
 // HeadlineSets are the sets of the first answer, make's default matrix: those that hold the
 // figures the report's verdict leads with (suite.Workload.Headlines), at the least cost:
-// std-time's single operations without its latency sweeps, the timers against N, deadline churn and
-// the wakeups. Left to the full matrix: the rest of std-time, timers-gcoff, firing, the loopback
-// servers, and the tickers on one P.
-var HeadlineSets = []string{"std-time-ops", "timers", "deadline", "wakeups"}
+// std-time's single operations without its latency sweeps, the timers against N, deadline churn,
+// the wakeups and the precision they buy (golang/go#53824). Left to the full matrix: the rest of
+// std-time, timers-gcoff, firing, the loopback servers, and the tickers on one P.
+var HeadlineSets = []string{"std-time-ops", "timers", "deadline", "wakeups", "precision"}
 
 // SweepAll is the name --sweep-sets takes for every set of the mode.
 const SweepAll = "all"

@@ -73,7 +73,7 @@ func TestSetsNamesEveryUnknownSet(t *testing.T) {
 	}{
 		{[]string{"timers", "deadline", "timers"}, []string{`benchmark set "timers" named twice`}},
 		{[]string{"timres", "deadline", "nosuch"}, []string{`--sets: unknown benchmark sets "timres" and "nosuch" (known: std-time `,
-			", and headline for std-time-ops,timers,deadline,wakeups)"}},
+			", and headline for std-time-ops,timers,deadline,wakeups,precision)"}},
 	} {
 		_, err := Sets(true, tc.names)
 		var e *Error
@@ -103,11 +103,11 @@ func TestHeadlineSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Names(sets); !slices.Equal(got, []string{"std-time-ops", "timers", "deadline", "wakeups"}) {
+	if got := Names(sets); !slices.Equal(got, []string{"std-time-ops", "timers", "deadline", "wakeups", "precision"}) {
 		t.Errorf("headline sets %v", got)
 	}
 	if sets, err := Sets(true, []string{"headline"}); err != nil ||
-		!slices.Equal(Names(sets), []string{"timers", "deadline", "wakeups"}) {
+		!slices.Equal(Names(sets), []string{"timers", "deadline", "wakeups", "precision"}) {
 		t.Errorf("quick headline sets %v, %v", Names(sets), err)
 	}
 	_, err = Sets(false, []string{"std-time-latency", "std-time"})
@@ -149,12 +149,12 @@ func TestDefault(t *testing.T) {
 	}
 }
 
-// TestSweepSets checks the slack sweep's sets: only wakeups, in both modes; all of them for "all";
+// TestSweepSets checks the slack sweep's sets: only wakeups and precision, in both modes; all of them for "all";
 // every unknown name refused.
 func TestSweepSets(t *testing.T) {
 	for _, quick := range []bool{false, true} {
-		if got, err := Sweep(quick, nil); err != nil || !slices.Equal(got, []string{"wakeups"}) {
-			t.Errorf("quick=%v: Sweep = %v, %v; want [wakeups]", quick, got, err)
+		if got, err := Sweep(quick, nil); err != nil || !slices.Equal(got, []string{"wakeups", "precision"}) {
+			t.Errorf("quick=%v: Sweep = %v, %v; want [wakeups precision]", quick, got, err)
 		}
 	}
 	if got, _ := Sweep(true, []string{"all"}); !slices.Equal(got, Names(suite.Sets(true))) {
@@ -168,7 +168,7 @@ func TestSweepSets(t *testing.T) {
 }
 
 // TestRestrictedVariants checks the rules that keep the slack sweep cheap and the null floor
-// runnable: alias variants run on the sets marked Sweep (wakeups) unless --sweep-sets says
+// runnable: alias variants run on the sets marked Sweep (wakeups, precision) unless --sweep-sets says
 // otherwise, the null floor on the sets marked Floor (floor) whatever --sweep-sets says, and a
 // restricted variant with no such set selected is left out; variants with a toolchain of their own
 // run every set.
@@ -205,7 +205,7 @@ func TestRestrictedVariants(t *testing.T) {
 	}
 	s, log := choose(Request{Sets: []string{"timers"}})
 	if !slices.Equal(s.Variants, []string{"heap", "slack"}) || s.Only != nil ||
-		!strings.Contains(log, "slack-1ms (an alias of slack) runs only on the sets wakeups, none of them selected") ||
+		!strings.Contains(log, "slack-1ms (an alias of slack) runs only on the sets wakeups,precision, none of them selected") ||
 		!strings.Contains(log, "null (the null floor: its AfterFunc timers never fire) runs only on the sets floor, none") {
 		t.Errorf("timers alone: variants %v, Only %v, log %q; want slack-1ms and null left out, said so", s.Variants, s.Only, log)
 	}

@@ -17,15 +17,22 @@ const (
 	// TickersOneP is Tickers at GOMAXPROCS=1 from the binary's start: what receiving the ticks costs
 	// with one thread, the floor under the tickers' CPU at any GOMAXPROCS.
 	TickersOneP = "StaggeredTickersOneP"
+	// Spread is golang/go#53824's workload: 50 goroutines each sleeping its own duration, spread
+	// over 20-1000 µs. One op is one sleep.
+	Spread = "SpreadSubMsSleep"
+	// Coarse is a program that never asked for sub-millisecond precision: 2000 goroutines waiting on
+	// timeouts of 1-50 ms, half of which fire, and 100 tickers of 10 ms. One op is one wait.
+	Coarse = "CoarseTimeouts"
 )
 
 // Wakeups is bench/wakeups: frequent short timers, what their wakeups cost the process and how late
 // they wake their goroutines. The one workload the slack policy changes the figures of: the
-// aliases of variants.conf (one toolchain at several GODEBUG settings) run its sweep set.
+// aliases of variants.conf (one toolchain at several GODEBUG settings) run its sweep sets, wakeups
+// and precision.
 var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Bench,
 	Units: append([]string{units.VCSW, units.CPU, units.CPUOp, units.Slack, units.TimerWakeups, units.TimersFired, units.Coalesced,
 		units.WakeDeferrals, units.DeferralsExpired, units.IdealWakeups, units.CoalesceEff, units.RatioP50,
-		units.RatioP99}, lateUnits()...),
+		units.RatioP99, units.CPUWakeup, units.Expired}, lateUnits()...),
 	sets: func(quick bool) []Set {
 		benchtime := pick(quick, "1s", "300ms")
 		return []Set{
@@ -36,6 +43,12 @@ var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Ben
 			// the floor is the work of receiving the ticks, which the slack policy does not change.
 			{Name: "wakeups-1p", Expect: []string{TickersOneP}, Benchtime: benchtime, CPU: "1",
 				About: "the 1000 staggered tickers with GOMAXPROCS=1: the CPU of receiving the ticks, the floor under any wakeup policy"},
+			// golang/go#53824's question, both sides of it: what precise sleeps cost where a program asks
+			// for them, and where it never did. A set of its own, so that results recorded before it
+			// still hold every benchmark of wakeups; a sweep set, since the policy is what it measures.
+			{Name: "precision", Expect: []string{Spread, Coarse}, Benchtime: benchtime, Sweep: true,
+				About: "50 goroutines each sleeping its own 20-1000us (golang/go#53824's workload); 2000 timeouts of " +
+					"1-50ms and 100 10ms tickers: CPU per wakeup, wakeups, precision"},
 		}
 	},
 	Headlines: []Headline{
@@ -51,6 +64,21 @@ var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Ben
 		{Bench: Sleeps, Unit: units.TimerWakeups, PerOp: true, Label: "sleeps of 20 µs-1 ms: timer wakeups per sleep",
 			Use: "short sleeps", PriceOf: units.RatioP50, Price: "sleeps that end on time"},
 		{Bench: Sleeps, Unit: units.CPUOp, Label: "sleeps of 20 µs-1 ms: CPU per sleep", Use: "short sleeps"},
+		// golang/go#53824's figures, per second as that issue gives them: a policy whose sleeps end on
+		// time runs more of them a second, so its wakeups a second are the price of that precision.
+		{Bench: Spread, Unit: units.CPUOp, Label: "50 steady sleeps of 20 µs-1 ms: CPU per sleep (golang/go#53824's CPU per wakeup)",
+			Use: "goroutines polling at sub-millisecond periods"},
+		{Bench: Spread, Unit: units.TimerWakeups, Label: "50 steady sleeps of 20 µs-1 ms: timer wakeups per second",
+			Use: "goroutines polling at sub-millisecond periods", PriceOf: units.RatioP50, Price: "sleeps that end on time"},
+		{Bench: Spread, Unit: units.RatioP50, Label: "50 steady sleeps of 0.1-1 ms: median actual / requested",
+			Use: "polling loops whose sleeps must end on time"},
+		// The program that never asked for precision: what a policy costs it, with nothing to gain.
+		{Bench: Coarse, Unit: units.CPU, Label: "2000 timeouts of 1-50 ms and 100 10 ms tickers: CPU per second",
+			Use: "programs whose timeouts need no sub-millisecond precision"},
+		{Bench: Coarse, Unit: units.TimerWakeups, Label: "2000 timeouts of 1-50 ms and 100 10 ms tickers: timer wakeups per second",
+			Use: "programs whose timeouts need no sub-millisecond precision"},
+		{Bench: Coarse, Unit: units.VCSW, Label: "2000 timeouts of 1-50 ms and 100 10 ms tickers: context switches per second",
+			Use: "programs whose timeouts need no sub-millisecond precision"},
 	},
 	Charts: append([]Chart{latenessCDF(Tickers), latenessCDF(Sleeps)}, append(vsSlackCharts(Tickers), vsSlackCharts(Sleeps)...)...),
 	Summary: &Summary{Title: "Slack sweep",
