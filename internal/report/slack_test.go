@@ -3,11 +3,17 @@ package report
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/plotter"
+
+	"timerlab/internal/matrix"
+	"timerlab/internal/results"
+	"timerlab/internal/toolchain"
 )
 
 // testdata/slack is a recorded quick wakeups matrix with slack variants; see its README.md.
@@ -154,20 +160,107 @@ func TestEnvTableShowsAliases(t *testing.T) {
 	}
 }
 
-// TestSlackVariantsFromExperiment checks that the variants with slack are those whose toolchain has
-// the slack experiment, as variants.conf's goexp column builds it, not those whose GODEBUG or name
-// mention slack.
-func TestSlackVariantsFromExperiment(t *testing.T) {
-	r := loadSlack(t)
-	for i, tc := range r.Env.Toolchains {
-		switch tc.Variant {
-		case "upstream":
-			r.Env.Toolchains[i].GODEBUG = "timerslack=1ms" // ignored without the experiment
-		case "slack-1ms":
-			r.Env.Toolchains[i].GOEXPERIMENT = "notimerslack"
+// TestSweepVariants checks which variants the slack sweep's table holds, on a synthetic run that
+// has a variant of each kind its rule names and of each it leaves out: slack built in (a
+// GOEXPERIMENT, slack and wheel-slack) and an alias of it; a GODEBUG of timer slack on a toolchain
+// of its own (pwait2-slack, timerslack=1) and on an alias of it (pwait2-slack-off); a toolchain with
+// slack on by default and no GODEBUG beside its alias that sets one (quiet, quiet-off); an alias
+// with no slack (pwait2, of heap); and not the baseline, another timer set, upstream, the null
+// floor, a toolchain of its own whose GODEBUG sets something else, nor one whose name alone says
+// slack. Without quiet-off, nothing says quiet has slack.
+func TestSweepVariants(t *testing.T) {
+	tc := func(v, root, goexp, godebug string) toolchain.Info {
+		return toolchain.Info{Variant: v, GOROOT: "/tc/" + root, GOEXPERIMENT: goexp, GODEBUG: godebug}
+	}
+	toolchains := []toolchain.Info{
+		tc("heap", "heap", "", ""),
+		tc("upstream", "upstream", "", ""),
+		tc("wheel", "wheel", "timerwheel", ""),
+		tc("slack", "slack", "timerslack", ""),
+		tc("wheel-slack", "wheel-slack", "timerwheel,timerslack", ""),
+		tc("slack-1ms", "slack", "timerslack", "timerslack=1ms"),
+		tc("pwait2", "heap", "", "epollpwait2=1"),
+		tc("pwait2-slack", "pwait2-slack", "", "timerslack=1"),
+		tc("pwait2-slack-off", "pwait2-slack", "", "timerslack=0"),
+		tc("quiet", "quiet", "", ""),
+		tc("quiet-off", "quiet", "", "asynctimerchan=1,timerslackdeferoff=1"),
+		tc("async", "async", "", "asynctimerchan=1"),
+		tc("slackish", "slackish", "", ""),
+		tc("null", "null", "timernull", ""),
+	}
+	r := &Report{Env: results.Env{Build: results.Build{Toolchains: toolchains}},
+		Spec: matrix.Spec{Only: map[string][]string{"slack-1ms": {"wakeups"}, "pwait2": {"wakeups"},
+			"pwait2-slack-off": {"wakeups"}, "quiet-off": {"wakeups"}, "null": {"floor"}}}}
+	for _, tc := range toolchains {
+		r.Variants = append(r.Variants, tc.Variant)
+	}
+	want := []string{"slack", "wheel-slack", "slack-1ms", "pwait2", "pwait2-slack", "pwait2-slack-off", "quiet", "quiet-off"}
+	if got := r.sweepVariants(); !slices.Equal(got, want) {
+		t.Errorf("slack sweep variants\n%v, want\n%v", got, want)
+	}
+	r.Variants = slices.DeleteFunc(r.Variants, func(v string) bool { return v == "quiet-off" })
+	want = slices.DeleteFunc(want, func(v string) bool { return v == "quiet" || v == "quiet-off" })
+	if got := r.sweepVariants(); !slices.Equal(got, want) {
+		t.Errorf("without quiet-off: slack sweep variants\n%v, want\n%v", got, want)
+	}
+}
+
+// TestSweepHoldsPwait2Slack renders the slack sweep's table of testdata/slack recast as a run of
+// the variants golang/go#53824's answer is judged by: slack-0 as pwait2 (heap's toolchain,
+// epollpwait2=1, an alias), slack-1ms as pwait2-slack (a toolchain of its own without the slack
+// experiment, GODEBUG timerslack=1, running every set) and slack-12.5pct as its alias
+// pwait2-slack-off (timerslack=0). Each is a row beside slack with the figures the recorded
+// variant has in TestSlackTargets; upstream is not.
+func TestSweepHoldsPwait2Slack(t *testing.T) {
+	dir := copyDir(t, "testdata/slack")
+	renames := map[string]string{"slack-0": "pwait2", "slack-1ms": "pwait2-slack", "slack-12.5pct": "pwait2-slack-off"}
+	for _, f := range []string{"matrix.json", "env.json", "raw/slack-0.txt", "raw/slack-1ms.txt", "raw/slack-12.5pct.txt"} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(data)
+		for from, to := range renames {
+			s = strings.ReplaceAll(s, `"`+from+`"`, `"`+to+`"`)   // matrix.json, env.json
+			s = strings.ReplaceAll(s, " "+from+"\n", " "+to+"\n") // variant: slack-1ms
+			s = strings.ReplaceAll(s, " "+from+" ", " "+to+" ")   // # run slack-1ms wakeups round 1
+		}
+		os.WriteFile(filepath.Join(dir, f), []byte(s), 0o644)
+	}
+	for from, to := range renames {
+		if err := os.Rename(filepath.Join(dir, results.RawPath(from)), filepath.Join(dir, results.RawPath(to))); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if got, want := r.slackVariants(), []string{"slack", "slack-0", "slack-12.5pct"}; !slices.Equal(got, want) {
-		t.Errorf("slack variants %v, want %v", got, want)
+	r, err := LoadPartial(dir) // testdata/slack has no profiles
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(r.Spec.Only, "pwait2-slack")
+	for i, tc := range r.Env.Toolchains {
+		switch tc.Variant {
+		case "pwait2":
+			r.Env.Toolchains[i] = toolchain.Info{Variant: tc.Variant, GOROOT: "/tc/heap", GODEBUG: "epollpwait2=1"}
+		case "pwait2-slack":
+			r.Env.Toolchains[i] = toolchain.Info{Variant: tc.Variant, GOROOT: "/tc/pwait2-slack", GODEBUG: "timerslack=1"}
+		case "pwait2-slack-off":
+			r.Env.Toolchains[i] = toolchain.Info{Variant: tc.Variant, GOROOT: "/tc/pwait2-slack", GODEBUG: "timerslack=0"}
+		}
+	}
+	var b bytes.Buffer
+	r.writeSummaries(&b)
+	for _, want := range []string{
+		"| heap | - | 0 | ×1 | ×1 | — | 89% (—) | — | 0 | 2.20 (—) | ×1 | ×1 | ×1 |",
+		"| slack | - | 980µs | ×1.02 (—) ~ | ×1.06 (—) ~ | — | 42% (—) | 1.36 (—) | 130µs | 1.24 (—) | ×4.85 (—) ~ | ×3.47 (—) ~ | ×2.33 (—) ~ |",
+		"| pwait2 | epollpwait2=1 | 0 | ×1.29 (—) ~ | ×1.06 (—) ~ | — | 48% (—) | — | 0 | 2.21 (—) | ×1.02 (—) ~ | ×1.05 (—) ~ | ×1.13 (—) ~ |",
+		"| pwait2-slack | timerslack=1 | 980µs | ×0.98 (—) ~ | ×1.13 (—) ~ | — | 37% (—) | 1.39 (—) | 980µs | 2.21 (—) | ×1.01 (—) ~ |",
+		"| pwait2-slack-off | timerslack=0 | 1.2ms | ×0.91 (—) ~ | ×0.93 (—) ~ | — | 45% (—) | 1.25 (—) | 64µs | 1.15 (—) | ×6.11 (—) ~ |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the slack sweep lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "| upstream |") {
+		t.Errorf("upstream is in the slack sweep:\n%s", b.String())
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -59,28 +58,40 @@ func (r *Report) writeSummary(b *bytes.Buffer, pkg string, s suite.Summary) {
 	b.WriteString("\n")
 }
 
-// slackVariants returns the variants other than the baseline that have timer slack: the
-// GOEXPERIMENT their toolchain was built with (variants.conf's goexp column; an alias's target's)
-// names it (lab.HasSlack), whatever slack they granted in this run.
-func (r *Report) slackVariants() []string {
-	var out []string
-	for _, v := range r.Variants {
+// sweepVariants returns the variants of the slack sweep's table, in the matrix's order: every
+// variant but the baseline that
+//
+//   - has timer slack built in: the GOEXPERIMENT of its toolchain (variants.conf's goexp column; an
+//     alias's target's) names it (lab.HasSlack): slack, wheel-slack and their aliases;
+//   - or sets timer slack in its GODEBUG (variants.conf's godebug column, which env.json records):
+//     a setting names it, as timerslack=1 or timerslackdeferoff=1 do. So a variant whose own
+//     patches put slack behind a GODEBUG rather than an experiment is here at every setting of it:
+//     pwait2-slack (timerslack=1) and its alias pwait2-slack-off (timerslack=0);
+//   - or runs the toolchain (the same GOROOT) of a variant of those two kinds: one whose series has
+//     slack on by default, with no GODEBUG of its own, beside its alias that turns slack off;
+//   - or is an alias (isAlias: not the null floor), whatever its toolchain: aliases run only the
+//     sweep sets, whose figures this table holds, at a run-time setting of a knob it compares
+//     (pwait2, upstream's proposal of precise waits: heap's toolchain at epollpwait2=1, the peer
+//     slack is measured against).
+//
+// Not a variant's name, nor which patches its series takes: the results record each variant's
+// GOEXPERIMENT, GODEBUG and GOROOT, but one hash of the whole series (env.json's series_sha256),
+// not the patches each variant takes.
+func (r *Report) sweepVariants() []string {
+	slack := func(v string) bool {
 		tc, _ := r.Env.Toolchain(v)
-		if v != lab.Baseline && lab.HasSlack(tc.GOEXPERIMENT) {
-			out = append(out, v)
+		return lab.HasSlack(tc.GOEXPERIMENT) || strings.Contains(tc.GODEBUG, "slack")
+	}
+	roots := map[string]bool{} // the GOROOTs of the variants with slack
+	for _, v := range r.Variants {
+		if tc, _ := r.Env.Toolchain(v); slack(v) {
+			roots[tc.GOROOT] = true
 		}
 	}
-	return out
-}
-
-// sweepVariants returns the variants of the slack sweep's table: those with timer slack
-// (slackVariants) and the aliases, whatever their toolchain (pwait2, upstream's proposal of
-// precise waits without slack, is the heap's), in the matrix's order; not the null floor.
-func (r *Report) sweepVariants() []string {
-	slack := r.slackVariants()
 	var out []string
 	for _, v := range r.Variants[1:] {
-		if slices.Contains(slack, v) || r.isAlias(v) {
+		tc, _ := r.Env.Toolchain(v)
+		if slack(v) || roots[tc.GOROOT] || r.isAlias(v) {
 			out = append(out, v)
 		}
 	}

@@ -82,11 +82,12 @@ var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Ben
 	},
 	Charts: append([]Chart{latenessCDF(Tickers), latenessCDF(Sleeps)}, append(vsSlackCharts(Tickers), vsSlackCharts(Sleeps)...)...),
 	Summary: &Summary{Title: "Slack sweep",
-		Intro: fmt.Sprintf("The variants with timer slack, the slack sweep's points (slack's toolchain under other "+
-			"policies) and the other aliases (pwait2: upstream's proposal of precise waits, golang/go#53824, the peer "+
-			"slack is measured against), each against %[1]s of the same run, %[1]s first. A ratio is variant / %[1]s "+
-			"with its 95%% interval and `~` where not significant, as in the verdict; another figure is a median with "+
-			"its 95%% interval ((—): too few runs for one). The tickers are %[2]s, the sleeps %[3]s.",
+		Intro: fmt.Sprintf("The variants with timer slack (built in, or set by their GODEBUG, as pwait2-slack's), the "+
+			"slack sweep's points (slack's toolchain under other policies) and the other aliases (pwait2: upstream's "+
+			"proposal of precise waits, golang/go#53824, the peer slack is measured against), each against %[1]s of the "+
+			"same run, %[1]s first. A ratio is variant / %[1]s with its 95%% interval and `~` where not significant, as "+
+			"in the verdict; another figure is a median with its 95%% interval ((—): too few runs for one). The "+
+			"tickers are %[2]s, the sleeps %[3]s.",
 			lab.Baseline, Tickers, Sleeps),
 		Columns: []Column{
 			{Head: "tickers: slack", Kind: Slack, Bench: Tickers,
