@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,10 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchfmt"
 	"gonum.org/v1/plot/plotter"
 
 	"timerlab/internal/matrix"
 	"timerlab/internal/results"
+	"timerlab/internal/stats"
 	"timerlab/internal/toolchain"
 )
 
@@ -262,5 +265,95 @@ func TestSweepHoldsPwait2Slack(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "| upstream |") {
 		t.Errorf("upstream is in the slack sweep:\n%s", b.String())
+	}
+}
+
+// precision returns six runs of the precision set's benchmarks for variant, recorded under its
+// own name (benchfmt's variant key): SpreadSubMsSleep with nsPerOp per sleep, cpuOp CPU per sleep,
+// wakeups timer wakeups a second and ratio its median actual / requested; CoarseTimeouts with cpu CPU a second,
+// coarseWakeups timer wakeups and vcsw context switches a second; each figure times 1 + i/100 in
+// run i, so that the runs differ: every ratio to heap's has the interval 0.971-1.029 of it, and
+// each median of ratio-p50 is 1.025 times ratio, its interval from ratio to 1.05 times it.
+func precision(variant string, nsPerOp, cpuOp, wakeups, ratio, cpu, coarseWakeups, vcsw float64) string {
+	s := "variant: " + variant + "\npkg: timerlab/bench/wakeups\n"
+	for i := range 6 {
+		f := 1 + float64(i)/100
+		s += fmt.Sprintf("BenchmarkSpreadSubMsSleep/goroutines=50-2 1000 %g ns/op %g cpu-ns/op %g timer-wakeups/s %g ratio-p50\n",
+			nsPerOp, cpuOp*f, wakeups*f, ratio*f)
+		s += fmt.Sprintf("BenchmarkCoarseTimeouts/waiters=2000/tickers=100-2 1000 20000 ns/op %g cpu-ns/s %g timer-wakeups/s %g vcsw/s\n",
+			cpu*f, coarseWakeups*f, vcsw*f)
+	}
+	return s
+}
+
+// TestPrecisionSet checks the precision set's figures in the report, on a synthetic run of heap,
+// slack, pwait2 (an alias of heap), pwait2-slack (a toolchain of its own at GODEBUG timerslack=1)
+// and its alias pwait2-slack-off: the verdict judges slack and pwait2-slack, not the aliases, on
+// golang/go#53824's figures and the coarse timeouts', the steady sleeps' timer wakeups a second (not
+// per sleep: the precise variants' sleeps take half as long) that buy sleeps ending on time being
+// that precision's price; and the slack sweep holds every one of them
+// with the same figures, the aliases too.
+func TestPrecisionSet(t *testing.T) {
+	text := precision("heap", 20000, 2000, 1000, 2.0, 4e8, 100, 600) +
+		precision("slack", 20000, 3000, 2000, 2.0, 4.4e8, 100, 600) +
+		precision("pwait2", 10000, 6000, 8000, 1.1, 6e8, 800, 2400) +
+		precision("pwait2-slack", 10000, 4000, 4000, 1.1, 4e8, 200, 600) +
+		precision("pwait2-slack-off", 10000, 6000, 8000, 1.1, 4e8, 100, 600)
+	rd := benchfmt.NewReader(strings.NewReader(text), "precision")
+	var res []*benchfmt.Result
+	for rd.Scan() {
+		rec, ok := rd.Result().(*benchfmt.Result)
+		if !ok {
+			t.Fatal(rd.Result())
+		}
+		res = append(res, rec.Clone())
+	}
+	vs := []string{"heap", "slack", "pwait2", "pwait2-slack", "pwait2-slack-off"}
+	r := &Report{Spec: matrix.Spec{Variants: vs, Sets: []string{"precision"},
+		Only: map[string][]string{"pwait2": {"precision"}, "pwait2-slack-off": {"precision"}}},
+		Env: results.Env{Build: results.Build{Toolchains: []toolchain.Info{
+			{Variant: "heap", GOROOT: "/tc/heap"},
+			{Variant: "slack", GOROOT: "/tc/slack", GOEXPERIMENT: "timerslack"},
+			{Variant: "pwait2", GOROOT: "/tc/heap", GODEBUG: "epollpwait2=1"},
+			{Variant: "pwait2-slack", GOROOT: "/tc/pwait2-slack", GODEBUG: "timerslack=1"},
+			{Variant: "pwait2-slack-off", GOROOT: "/tc/pwait2-slack", GODEBUG: "timerslack=0"},
+		}}},
+		Variants: vs, Index: stats.NewIndex(res)}
+
+	var verdict bytes.Buffer
+	r.writeVerdict(&verdict)
+	for _, want := range []string{
+		"| figure | slack | pwait2-slack | reading |",
+		"| 50 steady sleeps of 20 µs-1 ms: CPU per sleep (golang/go#53824's CPU per wakeup) (`wakeups` SpreadSubMsSleep) | " +
+			"×1.50 (1.46–1.54) | ×2.00 (1.94–2.06) | worse: slack, pwait2-slack |",
+		"| 50 steady sleeps of 20 µs-1 ms: timer wakeups per second (`wakeups` SpreadSubMsSleep) | ×2.00 (1.94–2.06) | " +
+			"×4.00 (3.89–4.12) | worse: slack; the price of sleeps that end on time: pwait2-slack |",
+		"| 50 steady sleeps of 0.1-1 ms: median actual / requested (`wakeups` SpreadSubMsSleep) | ×1.00 (0.97–1.03) ~ | " +
+			"×0.55 (0.53–0.57) | better: pwait2-slack |",
+		"| 2000 timeouts of 1-50 ms and 100 10 ms tickers: CPU per second (`wakeups` CoarseTimeouts) | ×1.10 (1.07–1.13) | " +
+			"×1.00 (0.97–1.03) ~ | worse: slack |",
+		"| 2000 timeouts of 1-50 ms and 100 10 ms tickers: timer wakeups per second (`wakeups` CoarseTimeouts) | " +
+			"×1.00 (0.97–1.03) ~ | ×2.00 (1.94–2.06) | worse: pwait2-slack |",
+		"| 2000 timeouts of 1-50 ms and 100 10 ms tickers: context switches per second (`wakeups` CoarseTimeouts) | " +
+			"×1.00 (0.97–1.03) ~ | ×1.00 (0.97–1.03) ~ | no significant difference |",
+	} {
+		if !strings.Contains(verdict.String(), want) {
+			t.Errorf("the verdict lacks %q:\n%s", want, verdict.String())
+		}
+	}
+
+	var sweep bytes.Buffer
+	r.writeSummaries(&sweep)
+	dashes := "| - | — | — | — | — | — | — | — | — | — | — | — |" // the wakeups set's columns: not run
+	for _, want := range []string{
+		"| heap " + dashes + " ×1 | ×1 | 2.05 (2.00–2.10) | ×1 | ×1 | ×1 |",
+		"| slack " + dashes + " ×1.50 (1.46–1.54) | ×2.00 (1.94–2.06) | 2.05 (2.00–2.10) | ×1.10 (1.07–1.13) | ×1.00 (0.97–1.03) ~ | ×1.00 (0.97–1.03) ~ |",
+		"| pwait2 | epollpwait2=1 | — | — | — | — | — | — | — | — | — | — | — | ×3.00 (2.91–3.09) | ×8.00 (7.77–8.24) | 1.13 (1.10–1.16) | ×1.50 (1.46–1.54) | ×8.00 (7.77–8.24) | ×4.00 (3.89–4.12) |",
+		"| pwait2-slack | timerslack=1 | — | — | — | — | — | — | — | — | — | — | — | ×2.00 (1.94–2.06) | ×4.00 (3.89–4.12) | 1.13 (1.10–1.16) | ×1.00 (0.97–1.03) ~ | ×2.00 (1.94–2.06) | ×1.00 (0.97–1.03) ~ |",
+		"| pwait2-slack-off | timerslack=0 | — | — | — | — | — | — | — | — | — | — | — | ×3.00 (2.91–3.09) | ×8.00 (7.77–8.24) | 1.13 (1.10–1.16) | ×1.00 (0.97–1.03) ~ | ×1.00 (0.97–1.03) ~ | ×1.00 (0.97–1.03) ~ |",
+	} {
+		if !strings.Contains(sweep.String(), want) {
+			t.Errorf("the slack sweep lacks %q:\n%s", want, sweep.String())
+		}
 	}
 }

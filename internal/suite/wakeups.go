@@ -87,8 +87,10 @@ var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Ben
 			"proposal of precise waits, golang/go#53824, the peer slack is measured against), each against %[1]s of the "+
 			"same run, %[1]s first. A ratio is variant / %[1]s with its 95%% interval and `~` where not significant, as "+
 			"in the verdict; another figure is a median with its 95%% interval ((—): too few runs for one). The "+
-			"tickers are %[2]s, the sleeps %[3]s.",
-			lab.Baseline, Tickers, Sleeps),
+			"tickers are %[2]s, the sleeps %[3]s, the steady sleeps "+
+			"(steady) %[4]s, golang/go#53824's workload, and the coarse timeouts (coarse) %[5]s, a program that never "+
+			"asked for sub-millisecond precision, both of the precision set.",
+			lab.Baseline, Tickers, Sleeps, Spread, Coarse),
 		Columns: []Column{
 			{Head: "tickers: slack", Kind: Slack, Bench: Tickers,
 				About: "the median slack granted (`slack-ns`), to two digits: it is read from a histogram bucket 12.5% wide"},
@@ -112,6 +114,13 @@ var Wakeups = Workload{Name: "wakeups", Pkg: "timerlab/bench/wakeups", From: Ben
 					"of them a second: CPU/s is the CPU at that rate"},
 			{Head: "CPU per sleep", Kind: Ratio, Bench: Sleeps, Unit: units.CPUOp,
 				About: "what one sleep costs (`cpu-ns/op`): the figure that compares the policies' CPU"},
+			{Head: "steady: CPU per sleep", Kind: Ratio, Bench: Spread, Unit: units.CPUOp,
+				About: "golang/go#53824's CPU per wakeup"},
+			{Head: "steady: timer wakeups/s", Kind: Ratio, Bench: Spread, Unit: units.TimerWakeups},
+			{Head: "steady: p50 (actual/requested)", Kind: Value, Bench: Spread, Unit: units.RatioP50},
+			{Head: "coarse: CPU/s", Kind: Ratio, Bench: Coarse, Unit: units.CPU},
+			{Head: "coarse: timer wakeups/s", Kind: Ratio, Bench: Coarse, Unit: units.TimerWakeups},
+			{Head: "coarse: vcsw/s", Kind: Ratio, Bench: Coarse, Unit: units.VCSW},
 		}},
 }
 
