@@ -17,7 +17,7 @@ func TimerLatenessBucket(d int64) (lo, hi []float64) {
 	mp := acquirem()
 	h := &mp.p.ptr().timerStats.lateness
 	before := *h
-	countTimerFired(d, false)
+	countTimerFired(d, false, false)
 	var added timerLateHist
 	for i := range h {
 		added[i] = h[i] - before[i]

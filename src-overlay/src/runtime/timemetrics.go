@@ -69,6 +69,7 @@ import (
 type timerStats struct {
 	started   uint64
 	stopped   uint64
+	resets    uint64
 	moved     uint64
 	coalesced uint64
 	cascades  uint64
@@ -105,6 +106,7 @@ var timerStatsRetired struct {
 	lateness  [timerLateBuckets]atomic.Uint64
 	started   atomic.Uint64
 	stopped   atomic.Uint64
+	resets    atomic.Uint64
 	moved     atomic.Uint64
 	coalesced atomic.Uint64
 	cascades  atomic.Uint64
@@ -146,11 +148,26 @@ func timerStatsHere() *timerStats {
 // constant false.
 //
 //go:nosplit
-func countTimerFired(lateness int64, coalesced bool) {
+func countTimerFired(lateness int64, coalesced, rearmed bool) {
 	s := timerStatsHere()
 	s.lateness[sys.Len64(uint64(lateness)|1)-1]++ // see timerLateHist
 	if coalesced {
 		s.coalesced++
+	}
+	if rearmed {
+		s.started++ // a periodic timer's next tick is scheduled
+	}
+}
+
+// countTimerArmed counts a timer set to fire: a reset if it was
+// pending, else a start. The caller holds t's lock, for a t that was
+// pending if pending.
+func countTimerArmed(pending bool) {
+	s := timerStatsHere()
+	if pending {
+		s.resets++
+	} else {
+		s.started++
 	}
 }
 
@@ -175,6 +192,7 @@ func (s *timerStats) retire() {
 	s.lateness.retire(&r.lateness)
 	r.started.Add(int64(s.started))
 	r.stopped.Add(int64(s.stopped))
+	r.resets.Add(int64(s.resets))
 	r.moved.Add(int64(s.moved))
 	r.coalesced.Add(int64(s.coalesced))
 	r.cascades.Add(int64(s.cascades))
@@ -226,6 +244,7 @@ func (a *timerStatsAggregate) compute() {
 	a.lateness.load(&r.lateness)
 	a.started = r.started.Load()
 	a.stopped = r.stopped.Load()
+	a.resets = r.resets.Load()
 	a.moved = r.moved.Load()
 	a.coalesced = r.coalesced.Load()
 	a.cascades = r.cascades.Load()
@@ -248,11 +267,22 @@ func (a *timerStatsAggregate) compute() {
 	}
 }
 
+// pending returns the timers pending: started less stopped and fired.
+// Each P's counts are read while it may be counting, so the difference
+// may be briefly off; it is never below 0.
+func (a *timerStatsAggregate) pending() uint64 {
+	if done := a.stopped + a.fired; done < a.started {
+		return a.started - done
+	}
+	return 0
+}
+
 // add adds one P's counts to a.
 func (a *timerStatsAggregate) add(s *timerStats) {
 	a.lateness.add(&s.lateness)
 	a.started += s.started
 	a.stopped += s.stopped
+	a.resets += s.resets
 	a.moved += s.moved
 	a.coalesced += s.coalesced
 	a.cascades += s.cascades
@@ -335,6 +365,23 @@ func addTimerMetrics(m map[string]metricData) {
 	}}
 	m["/sched/timers/fired:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
 		out.kind, out.scalar = metricKindUint64, in.timerStats.fired
+	}}
+	// The metrics golang/go#75956 proposes, from the same counters:
+	// total is started, expired is fired, and pending what is left.
+	m["/sched/timers/classes/total:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		out.kind, out.scalar = metricKindUint64, in.timerStats.started
+	}}
+	m["/sched/timers/classes/expired:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		out.kind, out.scalar = metricKindUint64, in.timerStats.fired
+	}}
+	m["/sched/timers/classes/stopped:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		out.kind, out.scalar = metricKindUint64, in.timerStats.stopped
+	}}
+	m["/sched/timers/classes/pending:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		out.kind, out.scalar = metricKindUint64, in.timerStats.pending()
+	}}
+	m["/sched/timers/resets:resets"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
+		out.kind, out.scalar = metricKindUint64, in.timerStats.resets
 	}}
 	m["/sched/timers/coalesced:timers"] = metricData{deps: deps, compute: func(in *statAggregate, out *metricValue) {
 		out.kind, out.scalar = metricKindUint64, in.timerStats.coalesced

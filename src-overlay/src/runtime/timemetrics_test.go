@@ -5,6 +5,7 @@
 package runtime_test
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"testing"
@@ -38,6 +39,31 @@ func TestTimerLatenessBuckets(t *testing.T) {
 		}
 		if !math.IsInf(hi[0], 1) && hi[0] > 2*math.Max(lo[0], 1e-9) {
 			t.Errorf("lateness %d ns: bucket [%g, %g) is wider than a power of two", d, lo[0], hi[0])
+		}
+	}
+}
+
+// TestTimerMetricsProposed runs random sequences of AfterFunc, NewTimer,
+// NewTicker, Stop, Reset (of pending timers and of others) and firings in
+// a program of their own, which runs no other timer, and checks that the
+// counters golang/go#75956 proposes moved exactly as the sequence says,
+// and that total = expired + stopped + the change in pending.
+func TestTimerMetricsProposed(t *testing.T) {
+	for seed := range 4 {
+		out := runTestProg(t, "testprog", "TimerMetricsSequence", "GOGC=off", fmt.Sprintf("TIMER_SEQ_SEED=%d", seed))
+		var got, want [5]int64
+		if _, err := fmt.Sscanf(out, "metrics %d %d %d %d %d\nmodel %d %d %d %d %d\n",
+			&got[0], &got[1], &got[2], &got[3], &got[4], &want[0], &want[1], &want[2], &want[3], &want[4]); err != nil {
+			t.Fatalf("seed %d: unexpected output %q", seed, out)
+		}
+		names := [5]string{"total", "expired", "stopped", "pending", "resets"}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("seed %d: %s moved by %d, want %d", seed, names[i], got[i], want[i])
+			}
+		}
+		if got[0] != got[1]+got[2]+got[3] {
+			t.Errorf("seed %d: total moved by %d, expired + stopped + pending by %d", seed, got[0], got[1]+got[2]+got[3])
 		}
 	}
 }

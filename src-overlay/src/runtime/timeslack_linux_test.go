@@ -239,22 +239,28 @@ func TestTimerSlackIgnoredSignal(t *testing.T) {
 // first goroutine blocked in a cgo call. The M stays in the call with the
 // P. The program measures in rounds how late past its timer's hard
 // deadline the other goroutine started. Left to sysmon's regular looks,
-// it starts up to 10ms late, a median of about 5ms here; the guard
-// brings that to about a tenth of a millisecond. The test fails if the
-// median reaches maxWakeDefer, which is a factor of ten from both.
+// it starts up to 10ms late, a median of 2-9ms here; the guard brings
+// that to about a tenth of a millisecond. The test fails if the median
+// reaches maxWakeDefer, a factor of ten from both, in three programs in
+// a row: a loaded machine may delay one.
 func TestTimerSlackDeferralCgo(t *testing.T) {
 	testenv.MustHaveCGO(t)
 	if !TimerSlackGuarded() {
 		t.Skip("deferred wakeups are not guarded here")
 	}
-	out := runTestProg(t, "testprogcgo", "TimerSlackDeferralCgo")
-	var late int64
-	var rounds int
-	if _, err := fmt.Sscanf(out, "late %d in %d rounds\n", &late, &rounds); err != nil {
-		t.Fatalf("unexpected output %q", out)
+	var medians []time.Duration
+	for range 3 {
+		out := runTestProg(t, "testprogcgo", "TimerSlackDeferralCgo")
+		var late int64
+		var rounds int
+		if _, err := fmt.Sscanf(out, "late %d in %d rounds\n", &late, &rounds); err != nil {
+			t.Fatalf("unexpected output %q", out)
+		}
+		t.Logf("the goroutine left behind started a median %v past its hard deadline, in %d rounds", time.Duration(late), rounds)
+		if late < MaxWakeDefer {
+			return
+		}
+		medians = append(medians, time.Duration(late))
 	}
-	t.Logf("the goroutine left behind started a median %v past its hard deadline, in %d rounds", time.Duration(late), rounds)
-	if late >= MaxWakeDefer {
-		t.Errorf("the goroutine left behind started a median %v past its hard deadline; want less than %v", time.Duration(late), time.Duration(MaxWakeDefer))
-	}
+	t.Errorf("the goroutine left behind started medians %v past its hard deadline; want less than %v", medians, time.Duration(MaxWakeDefer))
 }

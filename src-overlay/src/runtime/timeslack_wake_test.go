@@ -34,6 +34,8 @@ import (
 // empty ends it and disarms the guard. With GODEBUG=timerslackdeferoff=1
 // nothing is deferred.
 func TestTimerSlackDeferWake(t *testing.T) {
+	// A P defers only while another is idle: give the fake pass some.
+	defer GOMAXPROCS(GOMAXPROCS(8))
 	guarded := TimerSlackGuarded()
 	if !guarded {
 		t.Logf("deferrals are not guarded here: each ends with its pass")
@@ -116,6 +118,7 @@ func checkTimerWakeDefer(t *testing.T, now int64, name string, due int64, firing
 // before a timer past its hard deadline fires; cleared after a timer with
 // little slack left fired undeferred, before one that defers.
 func TestTimerSlackDeferOffMidPass(t *testing.T) {
+	defer GOMAXPROCS(GOMAXPROCS(8)) // idle Ps to defer the wakeup of
 	now := Nanotime() + int64(time.Hour)
 	us := int64(time.Microsecond)
 	for _, c := range []struct {

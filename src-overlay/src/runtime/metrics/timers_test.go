@@ -172,18 +172,25 @@ func checkVariantCounts(t *testing.T, before, after timerMetrics, armed, fired u
 }
 
 // TestTimerMetricsWakeDeferrals readies 20 goroutines at a time with timers
-// due together, while the test's goroutine keeps yielding, so that its P
-// runs the timers as their windows open, with their slack left, rather
-// than an M woken at their hard deadline with none; and checks that under
-// a slack policy the P defers the wakeup of an idle P for them, and under
-// the policy 0 does not (but for a few background timers armed before,
-// under the other policy). Each expiry ends one deferral counted before
-// it, so over the process's life expired never exceeds begun.
+// due together, fired early in their windows, with their slack left: the
+// test's goroutine waits, so every P is idle, until a read deadline with
+// no slack that is due just after them, whose timer readies no goroutine.
+// The pass that wakes for it runs the 20 too. Under a slack policy that P
+// defers the wakeup of the other, idle, P for them; under the policy 0 it
+// does not (but for a few background timers armed before, under the
+// other policy). Each expiry ends one deferral counted before it, so over
+// the process's life expired never exceeds begun.
 func TestTimerMetricsWakeDeferrals(t *testing.T) {
 	if !goexperiment.TimerSlack {
 		t.Skip("no deferred wakeups without GOEXPERIMENT=timerslack")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
 	for _, c := range []struct {
 		policy string
 		defers bool
@@ -192,16 +199,20 @@ func TestTimerMetricsWakeDeferrals(t *testing.T) {
 		before := readTimerMetrics(t)
 		for range 10 {
 			var received atomic.Int32
+			done := make(chan bool)
 			for range 20 {
 				tm := time.NewTimer(2 * time.Millisecond)
 				go func() {
 					<-tm.C
-					received.Add(1)
+					if received.Add(1) == 20 {
+						close(done)
+					}
 				}()
 			}
-			for received.Load() < 20 {
-				runtime.Gosched()
-			}
+			os.Setenv("GODEBUG", "timerslack=0")
+			r.SetReadDeadline(time.Now().Add(2 * time.Millisecond))
+			os.Setenv("GODEBUG", "timerslack="+c.policy)
+			<-done
 		}
 		after := readTimerMetrics(t)
 		deferrals := after.wakeDeferrals - before.wakeDeferrals
