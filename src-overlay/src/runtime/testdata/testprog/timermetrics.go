@@ -49,7 +49,9 @@ type seqTimer struct {
 	tk      *time.Ticker
 	fired   chan bool // AfterFunc: its function ran
 	pending bool
-	near    bool // due soon: the sequence may wait for it to fire
+	near    bool          // due soon: the sequence may wait for it to fire
+	period  time.Duration // the duration it was last armed with
+	due     time.Time     // no earlier than the runtime's when
 }
 
 // TimerMetricsSequence runs a random sequence (seeded by TIMER_SEQ_SEED) of
@@ -76,7 +78,9 @@ func TimerMetricsSequence() {
 			st.pending = false
 		}
 	}
-	arm := func(st *seqTimer) {
+	arm := func(st *seqTimer, d time.Duration) {
+		st.period = d
+		st.due = time.Now().Add(d)
 		if st.pending {
 			m.resets++
 		} else {
@@ -86,8 +90,15 @@ func TimerMetricsSequence() {
 		st.pending = true
 	}
 	// fire waits until st, due soon, fires once, as a receiver or its
-	// function sees it.
+	// function sees it. A channel timer fires as its receiver finds it
+	// due: the receiver waits for that without blocking on the channel.
+	// A blocked receiver puts the timer in the heap, where a Ticker can
+	// tick twice, into the channel's buffer, before the receiver leaves.
 	fire := func(st *seqTimer) {
+		if st.kind != 0 {
+			for time.Now().Before(st.due) {
+			}
+		}
 		switch st.kind {
 		case 0:
 			<-st.fired
@@ -95,6 +106,7 @@ func TimerMetricsSequence() {
 			<-st.t.C
 		case 2:
 			<-st.tk.C
+			st.due = time.Now().Add(st.period)
 			m.total++ // the next tick is scheduled
 			m.pending++
 		}
@@ -121,7 +133,7 @@ func TimerMetricsSequence() {
 			case 2:
 				st.tk = time.NewTicker(d)
 			}
-			arm(st)
+			arm(st, d)
 			timers = append(timers, st)
 		case op == 1: // Stop
 			st := timers[r.IntN(len(timers))]
@@ -154,7 +166,7 @@ func TimerMetricsSequence() {
 			} else {
 				firedAlone(st, st.t.Reset(d))
 			}
-			arm(st)
+			arm(st, d)
 		default: // a firing of a timer due soon
 			for _, st := range timers {
 				if st.pending && st.near {
