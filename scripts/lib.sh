@@ -60,6 +60,20 @@ base_ready() {
 	[ -f "$marker" ] && [ "$(cat "$marker")" = "$(host_sum)" ]
 }
 
+# base_cmds_dir holds the release's own commands, bin/ and pkg/ of the toolchain module zip, which the
+# base repository leaves out: build-toolchain.sh derives pristine upstream's toolchain from them
+# instead of running make.bash.
+base_cmds_dir() {
+	echo "$TL_BUILD/base/$(base_version)-cmds"
+}
+
+# base_cmds_ready succeeds when fetch-go.sh kept the release's commands for the pinned sum.
+base_cmds_ready() {
+	local marker
+	marker="$(base_cmds_dir)/.timerlab-base"
+	[ -f "$marker" ] && [ "$(cat "$marker")" = "$(host_sum)" ] && [ -x "$(base_cmds_dir)/bin/go" ]
+}
+
 host_platform() {
 	echo "$(go env GOHOSTOS)-$(go env GOHOSTARCH)"
 }

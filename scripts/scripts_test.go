@@ -215,11 +215,30 @@ func (w *world) makeBase(t *testing.T) {
 	w.write(t, base+"/src/make.bash", fakeMakeBash)
 	w.write(t, base+"/src/fakego.sh", fakeGo)
 	w.write(t, base+"/src/runtime/time.go", fakeTimeGo)
+	// A release's tree holds what cmd/dist generated for it, as the toolchain module zip does.
+	w.write(t, base+"/src/internal/buildcfg/zbootstrap.go", fakeZbootstrap)
 	w.git(t, base, "init", "-q", "-b", "main")
 	w.git(t, base, "add", "-A")
 	w.git(t, base, "commit", "-q", "-m", "upstream "+fakeVersion)
 	w.git(t, base, "tag", "base")
 	w.write(t, base+"/.git/timerlab-base", "h1:fake\n")
+}
+
+// fakeZbootstrap is the base's src/internal/buildcfg/zbootstrap.go: the release's version, no
+// default GOEXPERIMENT.
+const fakeZbootstrap = "package buildcfg\n\nconst defaultGOEXPERIMENT = \x60\x60\nconst version = \x60" + fakeVersion + "\x60\n"
+
+// makeBaseCmds lays out the release's commands as fetch-go.sh keeps them beside the base: a bin/go
+// of the base's version, as the fake go's install writes it, the tools in pkg/tool, and the marker
+// naming the pinned sum.
+func (w *world) makeBaseCmds(t *testing.T) {
+	t.Helper()
+	cmds := "build/base/" + fakeVersion + "-cmds"
+	w.write(t, cmds+"/bin/fakego.sh", fakeGo)
+	w.write(t, cmds+"/bin/go", "#!/bin/sh\ncase $1 in version) echo \"go version "+fakeVersion+" linux/amd64\" ;; "+
+		"*) exec bash \"$(dirname \"$0\")/fakego.sh\" \"$@\" ;; esac\n")
+	w.write(t, cmds+"/pkg/tool/linux_amd64/compile", "")
+	w.write(t, cmds+"/.timerlab-base", "h1:fake\n")
 }
 
 // addPatch makes a patch in patches/ the way a developer does: apply-patches, edit, commit, extract.
@@ -272,7 +291,12 @@ func (w *world) runEnv(t *testing.T, extra []string, script string, args ...stri
 
 func (w *world) mustRun(t *testing.T, script string, args ...string) result {
 	t.Helper()
-	r := w.run(t, script, args...)
+	return w.mustRunEnv(t, nil, script, args...)
+}
+
+func (w *world) mustRunEnv(t *testing.T, extra []string, script string, args ...string) result {
+	t.Helper()
+	r := w.runEnv(t, extra, script, args...)
 	if r.code != 0 {
 		t.Fatalf("%s %v: exit %d\nstdout:\n%s\nstderr:\n%s", script, args, r.code, r.stdout, r.stderr)
 	}
@@ -411,13 +435,68 @@ func TestDeriveNeedsCurrentDonor(t *testing.T) {
 	}
 	w.mustRun(t, "build-toolchain.sh", "upstream")
 	if n := w.makeCount(t); n != 3 {
-		t.Fatalf("make.bash ran %d times, want 3: upstream (series none) is always made", n)
+		t.Fatalf("make.bash ran %d times, want 3: upstream (series none) is made without the release's commands", n)
 	}
 	w.write(t, "src-overlay/src/runtime/timelab.go", "package runtime\n\n// changed again\n")
 	w.mustRun(t, "build-toolchain.sh", "heap")
 	w.runEnv(t, []string{"TIMERLAB_DERIVE=0"}, "build-toolchain.sh", "wheel")
 	if n := w.makeCount(t); n != 5 {
 		t.Fatalf("make.bash ran %d times, want 5: TIMERLAB_DERIVE=0 makes wheel", n)
+	}
+}
+
+// TestDeriveUpstreamFromReleaseCmds checks that pristine upstream is derived from the release's
+// commands that fetch-go.sh keeps: the base's tree, unpatched, with those commands rebuilt twice and
+// its version rewritten, and no make.bash; that the release's commands are left as they were; and
+// that without them (or with those of another sum, or with TIMERLAB_DERIVE=0) upstream is made.
+func TestDeriveUpstreamFromReleaseCmds(t *testing.T) {
+	w := newWorld(t)
+	w.makeBaseCmds(t)
+	r := w.mustRun(t, "build-toolchain.sh", "upstream")
+	if !strings.Contains(r.stdout, "for upstream, with the release's commands") {
+		t.Fatalf("upstream was not derived from the release's commands:\n%s", r.stdout)
+	}
+	if n, i := w.makeCount(t), w.count(t, "install.count"); n != 0 || i != 2 {
+		t.Fatalf("make.bash ran %d times and the commands were installed %d times, want 0 and 2", n, i)
+	}
+	out, err := exec.Command(w.path("build/toolchains/upstream/bin/go"), "version").Output()
+	if want := "go version " + fakeVersion + "-timerlab.upstream linux/amd64"; err != nil || strings.TrimSpace(string(out)) != want {
+		t.Fatalf("upstream's go version = %q, %v; want %q", out, err, want)
+	}
+	if got := w.read(t, "build/toolchains/upstream/src/runtime/time.go"); got != fakeTimeGo {
+		t.Errorf("upstream's tree was patched:\n%s", got)
+	}
+	if w.exists("build/toolchains/upstream/src/runtime/timelab.go") || w.exists("build/toolchains/upstream/.git") {
+		t.Errorf("upstream's tree got the overlay or a .git")
+	}
+	if !w.exists("build/toolchains/upstream/pkg/tool/linux_amd64/compile") {
+		t.Errorf("upstream's toolchain lacks the release's pkg/tool")
+	}
+	out, err = exec.Command(w.path("build/base/"+fakeVersion+"-cmds/bin/go"), "version").Output()
+	if want := "go version " + fakeVersion + " linux/amd64"; err != nil || strings.TrimSpace(string(out)) != want {
+		t.Errorf("the release's commands changed: go version = %q, %v", out, err)
+	}
+	if r := w.mustRun(t, "build-toolchain.sh", "upstream"); !strings.Contains(r.stdout, "up to date") {
+		t.Errorf("a derived upstream is not current:\n%s", r.stdout)
+	}
+
+	// Made: with TIMERLAB_DERIVE=0, and with the commands of another sum.
+	os.RemoveAll(w.path("build/toolchains/upstream"))
+	w.mustRun(t, "build-toolchain.sh", "upstream")
+	r = w.runEnv(t, []string{"TIMERLAB_DERIVE=0"}, "build-toolchain.sh", "upstream")
+	if r.code != 0 || !strings.Contains(r.stdout, "up to date") {
+		t.Fatalf("a derived upstream is not current under TIMERLAB_DERIVE=0:\n%s%s", r.stdout, r.stderr)
+	}
+	os.RemoveAll(w.path("build/toolchains/upstream"))
+	w.mustRunEnv(t, []string{"TIMERLAB_DERIVE=0"}, "build-toolchain.sh", "upstream")
+	if n := w.makeCount(t); n != 1 {
+		t.Fatalf("make.bash ran %d times, want once: TIMERLAB_DERIVE=0 makes upstream", n)
+	}
+	os.RemoveAll(w.path("build/toolchains/upstream"))
+	w.write(t, "build/base/"+fakeVersion+"-cmds/.timerlab-base", "h1:other\n")
+	w.mustRun(t, "build-toolchain.sh", "upstream")
+	if n := w.makeCount(t); n != 2 {
+		t.Fatalf("make.bash ran %d times, want 2: the commands of another sum are not the base's", n)
 	}
 }
 
@@ -687,6 +766,54 @@ func TestFetchRefusesTamperedSum(t *testing.T) {
 	ents, _ := os.ReadDir(w.path("build/base"))
 	if len(ents) > 0 {
 		t.Fatalf("refused base left %v in build/base", ents)
+	}
+}
+
+// TestFetchKeepsReleaseCmds runs fetch-go.sh on the real pinned base, for a base fetched before the
+// release's commands were kept: it keeps them beside the base, as commands (the module zip has no
+// modes), and leaves the base as it was; a second run has nothing to do.
+func TestFetchKeepsReleaseCmds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads the pinned Go release when the module cache lacks it")
+	}
+	pinned, err := os.ReadFile(filepath.Join(scriptsDir(t), "..", "base.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t)
+	w.write(t, "base.conf", string(pinned))
+	var version, sum string
+	for _, line := range strings.Split(string(pinned), "\n") {
+		if v, ok := strings.CutPrefix(line, "version="); ok {
+			version = v
+		}
+		if v, ok := strings.CutPrefix(line, "sum."+runtime.GOOS+"-"+runtime.GOARCH+"="); ok {
+			sum = v
+		}
+	}
+	// A base as fetch-go.sh left it before it kept the commands: its marker only matters here.
+	base := "build/base/" + version
+	w.write(t, base+"/.git/timerlab-base", sum+"\n")
+	r := w.mustRun(t, "fetch-go.sh")
+	if !strings.Contains(r.stdout, "keeping the release's commands") || !strings.Contains(r.stdout, "already present") {
+		t.Fatalf("fetch-go.sh did not keep the commands beside the base it had:\n%s", r.stdout)
+	}
+	cmds := w.path("build/base/" + version + "-cmds")
+	out, err := exec.Command(cmds+"/bin/go", "version").Output()
+	if want := "go version " + version + " "; err != nil || !strings.HasPrefix(string(out), want) {
+		t.Fatalf("the release's go: %q, %v; want %q...", out, err, want)
+	}
+	if _, err := os.Stat(filepath.Join(cmds, "pkg/tool", runtime.GOOS+"_"+runtime.GOARCH, "compile")); err != nil {
+		t.Fatalf("the release's compiler is missing: %v", err)
+	}
+	if ents, _ := os.ReadDir(w.path(base)); len(ents) != 1 {
+		t.Errorf("fetch-go.sh changed the base it had: %v", ents)
+	}
+	if ents, _ := filepath.Glob(w.path("build/base/.fetch.*")); len(ents) > 0 {
+		t.Errorf("fetch-go.sh left %v", ents)
+	}
+	if r := w.mustRun(t, "fetch-go.sh"); strings.Contains(r.stdout, "downloading") {
+		t.Errorf("a second fetch-go.sh downloaded again:\n%s", r.stdout)
 	}
 }
 
