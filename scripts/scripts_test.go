@@ -889,18 +889,47 @@ func TestTestVariantAliasUsesTargetWithItsGodebug(t *testing.T) {
 	if !strings.Contains(r.stdout, want) {
 		t.Fatalf("test-variant.sh of an alias did not run slack's toolchain with the alias's GODEBUG:\n%s", r.stdout)
 	}
-	if n := strings.Count(r.stdout, "fake go test: GODEBUG=timerslack=1ms\n"); n != 4 {
-		t.Fatalf("go test ran %d of its 3 groups and slack's 386 run under the alias's GODEBUG:\n%s", n, r.stdout)
+	if n := strings.Count(r.stdout, "fake go test: GODEBUG=timerslack=1ms\n"); n != 3 {
+		t.Fatalf("go test ran %d of its 3 groups under the alias's GODEBUG:\n%s", n, r.stdout)
 	}
 	if !strings.Contains(r.stdout, "failed: none\n") || !strings.Contains(r.stdout, "slack-1ms: all ") {
 		t.Fatalf("test-variant.sh did not report every package run passed:\n%s", r.stdout)
 	}
 }
 
-// TestTestVariantOtherBuilds checks the runs test-variant.sh adds by experiment: a variant with
-// slack runs its runtime tests as 386 binaries too, a variant with the wheel with static lock
+// TestTestVariantQuick checks what --quick runs, for CI's gate: the timer tests of time, context,
+// runtime/metrics, the runtime and net's deadlines, one run each, and none of --full's other
+// packages, GOMAXPROCS settings, -race or other builds, whatever the variant's experiments.
+func TestTestVariantQuick(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "wheel-slack all timerwheel,timerslack - both")
+	w.write(t, "src-overlay/src/runtime/timewheel.go", "package runtime\n\nconst (\n\tverifyWheel = false\n)\n")
+	for _, v := range []string{"heap", "wheel-slack"} {
+		w.mustRun(t, "build-toolchain.sh", v)
+		r := w.mustRun(t, "test-variant.sh", v, "--quick")
+		want := []string{
+			v + " quick: go test -short -count=1 time context runtime/metrics\n",
+			v + " quick: go test -short -count=1 -run 'Timer|Sleep|Tick|Netpoll|Preempt|Synctest|TimeTimer|PeriodicGC|GCFairness|SpuriousWakeups' runtime\n",
+			v + " quick: go test -short -count=1 -run 'Deadline|Timeout' net\n",
+			"passed: time[quick] context[quick] runtime/metrics[quick] runtime[quick] net[quick]\n",
+		}
+		for _, want := range want {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%s --quick: no %q in:\n%s", v, want, r.stdout)
+			}
+		}
+		for _, not := range []string{"synctest", "internal/poll", " os", "GOARCH=386", "staticlockranking", "-overlay", "-race", "P="} {
+			if strings.Contains(r.stdout+r.stderr, not) {
+				t.Errorf("%s --quick runs %q:\n%s", v, not, r.stdout)
+			}
+		}
+	}
+}
+
+// TestTestVariantOtherBuilds checks the runs test-variant.sh --full adds by experiment: a variant
+// with slack runs its runtime tests as 386 binaries too, a variant with the wheel with static lock
 // ranking on top of its own experiments, and a variant with neither runs neither. The null floor,
-// whose AfterFunc timers never fire, runs its own test alone.
+// whose AfterFunc timers never fire, runs its own test alone, in --quick as in --full.
 func TestTestVariantOtherBuilds(t *testing.T) {
 	w := newWorld(t)
 	w.addSlack(t, "wheel-slack all timerwheel,timerslack - both", "null all timernull - the null floor")
@@ -922,7 +951,7 @@ func TestTestVariantOtherBuilds(t *testing.T) {
 			"wheel-slack" + verify, verifyOn, "runtime[verify]"}, nil},
 	} {
 		w.mustRun(t, "build-toolchain.sh", tc.variant)
-		r := w.mustRun(t, "test-variant.sh", tc.variant, "--quick")
+		r := w.mustRun(t, "test-variant.sh", tc.variant, "--full")
 		out := r.stdout + r.stderr
 		for _, want := range tc.want {
 			if !strings.Contains(out, want) {
@@ -944,8 +973,12 @@ func TestTestVariantOtherBuilds(t *testing.T) {
 		t.Errorf("the verify run changed the toolchain's timewheel.go:\n%s", got)
 	}
 	w.write(t, "build/toolchains/wheel/src/runtime/timewheel.go", "package runtime\n")
-	wantOneLineError(t, w.run(t, "test-variant.sh", "wheel", "--quick"), "lines 'verifyWheel = false' (want 1): the verify run no longer applies")
-	// A -run that matches no test passes go test: the null floor's run must say its test passed.
+	wantOneLineError(t, w.run(t, "test-variant.sh", "wheel", "--full"), "lines 'verifyWheel = false' (want 1): the verify run no longer applies")
+	// The null floor's own test is all it runs in --quick too; a -run that matches no test passes
+	// go test: the null floor's run must say its test passed.
+	if r := w.mustRun(t, "test-variant.sh", "null", "--quick"); !strings.Contains(r.stdout, "passed: runtime[TestTimerNull]\n") {
+		t.Errorf("null --quick did not run its own test alone:\n%s", r.stdout)
+	}
 	r := w.runEnv(t, []string{"FAKE_TEST_NOTESTS=1"}, "test-variant.sh", "null", "--quick")
 	wantOneLineError(t, r, "null: 1 package runs failed")
 }
