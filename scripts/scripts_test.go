@@ -1032,28 +1032,40 @@ func TestTestVariantRuntime(t *testing.T) {
 	}
 }
 
-// TestCrossCheck runs cross-check.sh on the fake toolchain: by default the four combinations of
-// experiments on darwin/arm64 and windows/amd64 and both experiments on linux/386 and linux/arm64,
-// each vetted then built; --all every combination on the four ports; a failing build is named in
-// one line, and its port's build is skipped after a failed vet.
+// TestCrossCheck runs cross-check.sh on the fake toolchain: by default both experiments on
+// darwin/arm64 and windows/amd64, each vetted then built; --full the four combinations of
+// experiments on those two ports and, on linux/386 and linux/arm64, those no other step of the full
+// tier builds; --all every combination on the four ports; a failing build is named in one line, and
+// its port's build is skipped after a failed vet; a bad flag is a usage error.
 func TestCrossCheck(t *testing.T) {
 	w := newWorld(t)
 	wantOneLineError(t, w.run(t, "cross-check.sh"), "no toolchain for heap")
 	w.mustRun(t, "build-toolchain.sh", "heap")
-	wantOneLineError(t, w.run(t, "cross-check.sh", "--bogus"), "usage: cross-check.sh [--all]")
+	r := w.run(t, "cross-check.sh", "--bogus")
+	wantOneLineError(t, r, "usage: cross-check.sh [--full|--all]")
+	if r.code != 2 {
+		t.Errorf("a bad flag exited %d, want 2", r.code)
+	}
 	log := w.path("build/cross.log")
+	builds := func(configs ...string) string {
+		var b strings.Builder
+		for _, c := range configs {
+			fmt.Fprintf(&b, "vet %s\nbuild %s\n", c, c)
+		}
+		return b.String()
+	}
 	w.mustRun(t, "cross-check.sh")
-	got := w.read(t, "build/cross.log")
-	var want strings.Builder
-	for _, c := range []string{
+	if got, want := w.read(t, "build/cross.log"), builds("darwin/arm64:timerwheel,timerslack", "windows/amd64:timerwheel,timerslack"); got != want {
+		t.Fatalf("cross-check.sh built\n%s\nwant\n%s", got, want)
+	}
+	os.Remove(log)
+	w.mustRun(t, "cross-check.sh", "--full")
+	want := builds(
 		"darwin/arm64:", "darwin/arm64:timerwheel", "darwin/arm64:timerslack", "darwin/arm64:timerwheel,timerslack",
 		"windows/amd64:", "windows/amd64:timerwheel", "windows/amd64:timerslack", "windows/amd64:timerwheel,timerslack",
-		"linux/386:timerwheel,timerslack", "linux/arm64:timerwheel,timerslack",
-	} {
-		fmt.Fprintf(&want, "vet %s\nbuild %s\n", c, c)
-	}
-	if got != want.String() {
-		t.Fatalf("cross-check.sh built\n%s\nwant\n%s", got, want.String())
+		"linux/386:", "linux/386:timerwheel", "linux/arm64:")
+	if got := w.read(t, "build/cross.log"); got != want {
+		t.Fatalf("cross-check.sh --full built\n%s\nwant\n%s", got, want)
 	}
 	os.Remove(log)
 	w.mustRun(t, "cross-check.sh", "--all")
@@ -1061,7 +1073,7 @@ func TestCrossCheck(t *testing.T) {
 		t.Fatalf("cross-check.sh --all ran %d builds, want 16 vets and 16 builds", n)
 	}
 	os.Remove(log)
-	r := w.runEnv(t, []string{"FAKE_CROSS_FAIL=windows/amd64:timerslack"}, "cross-check.sh")
+	r = w.runEnv(t, []string{"FAKE_CROSS_FAIL=windows/amd64:timerslack"}, "cross-check.sh", "--full")
 	wantOneLineError(t, r, "1 check(s) failed: windows/amd64 GOEXPERIMENT=timerslack: go vet runtime time")
 	if strings.Contains(w.read(t, "build/cross.log"), "build windows/amd64:timerslack\n") {
 		t.Fatal("cross-check.sh built a port and experiment whose vet failed")
