@@ -80,6 +80,39 @@ test)
 	# As go test prints each package that passed; the packages are the words that are not flags
 	# (nor -run's pattern). A build for another port or with other experiments says so.
 	shift
+	case " $* " in *" -c "*)
+		# go test -c -o DIR/ PKGS: records the build in ports.log (and fails it for GOARCH
+		# $FAKE_PORT_BUILD_FAIL), and writes DIR/<last element>.test for each package: a test
+		# binary that records its run (GOMAXPROCS, QEMU_CPU, GODEBUG, the go command it finds, its
+		# directory, its flags) and passes, but the package $FAKE_PORT_FAIL's. Its tests are
+		# $FAKE_PORT_TESTS, which -test.list prints and a run passes, but those of
+		# $FAKE_PORT_SKIPPED, which it skips.
+		out=
+		pkgs=
+		while [ $# -gt 0 ]; do
+			case $1 in -o) out=$2; shift ;; -*) ;; *) pkgs="$pkgs $1" ;; esac
+			shift
+		done
+		echo "build ${GOOS-}/${GOARCH-}${GOARM:+ GOARM=$GOARM} CGO_ENABLED=${CGO_ENABLED-}$pkgs" >>"$TIMERLAB_BUILD/ports.log"
+		[ "${GOARCH-}" != "${FAKE_PORT_BUILD_FAIL:-}" ] || { echo "fake go test -c: compile error" >&2; exit 1; }
+		for p in $pkgs; do
+			{
+				printf '#!/bin/sh\n[ "$1" != -test.list ] || { printf "%%s\\n" %s | grep -E -- "$2"; exit 0; }\n' "${FAKE_PORT_TESTS:-}"
+				printf 'echo "run %s P=${GOMAXPROCS:-} cpu=${QEMU_CPU:-} godebug=${GODEBUG:-} go=$(command -v go || echo none) dir=$(pwd) $*" >>%s\n' \
+					"$p" "$TIMERLAB_BUILD/ports.log"
+				printf '[ %s != "%s" ] || { echo "--- FAIL: TestX"; exit 1; }\n' "$p" "${FAKE_PORT_FAIL:-}"
+				for x in ${FAKE_PORT_TESTS:-}; do
+					case " ${FAKE_PORT_SKIPPED:-} " in
+					*" $x "*) echo "echo '--- SKIP: $x (0.00s)'" ;;
+					*) echo "echo '--- PASS: $x (0.00s)'" ;;
+					esac
+				done
+				echo "echo PASS"
+			} >"$out${p##*/}.test"
+			chmod +x "$out${p##*/}.test"
+		done
+		exit 0 ;;
+	esac
 	echo "$GOROOT ${GOCACHE-} $(cd "$GOROOT" && pwd -P)" >"$TIMERLAB_BUILD/test.env"
 	inherited "go test"
 	echo "fake go test: GODEBUG=${GODEBUG-}"
@@ -215,6 +248,8 @@ func (w *world) makeBase(t *testing.T) {
 	w.write(t, base+"/src/make.bash", fakeMakeBash)
 	w.write(t, base+"/src/fakego.sh", fakeGo)
 	w.write(t, base+"/src/runtime/time.go", fakeTimeGo)
+	w.write(t, base+"/src/runtime/metrics/doc.go", "package metrics\n")
+	w.write(t, base+"/src/time/sleep.go", "package time\n")
 	// A release's tree holds what cmd/dist generated for it, as the toolchain module zip does.
 	w.write(t, base+"/src/internal/buildcfg/zbootstrap.go", fakeZbootstrap)
 	w.git(t, base, "init", "-q", "-b", "main")
@@ -1194,4 +1229,124 @@ func (w *world) holdLock(t *testing.T, rel string) {
 func (w *world) locked(t *testing.T, rel string) bool {
 	t.Helper()
 	return exec.Command("flock", "-n", w.path(rel), "true").Run() != nil
+}
+
+// fakeQemu writes, in a new directory it returns, the qemu-user commands test-ports.sh runs, each of
+// which records its name in build/ports.log and runs the binary it is given.
+func (w *world) fakeQemu(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, q := range []string{"arm", "mipsel", "aarch64", "riscv64"} {
+		script := "#!/bin/sh\necho \"qemu-" + q + "-static\" >>" + w.path("build/ports.log") + "\nexec \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(dir, "qemu-"+q+"-static"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestTestPorts runs test-ports.sh on the fake toolchains and qemu: --quick builds the timer tests of
+// time, the runtime and runtime/metrics once for linux/mipsle (or the first port named) and runs
+// each binary under the port's qemu, -short, from its package's directory, with no go command on
+// PATH, the variant's GODEBUG, the runtime's timer tests only and time's skips; --full runs every
+// port at GOMAXPROCS=4 without -short; linux/arm is GOARM=6 on a CPU without LPAE; a failing
+// package or build fails the run in one line.
+func TestTestPorts(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "slack-1ms @slack - timerslack=1ms slack at 1ms")
+	w.mustRun(t, "build-toolchain.sh", "slack")
+	path := []string{"PATH=" + w.fakeQemu(t) + ":" + os.Getenv("PATH")}
+	log := w.path("build/ports.log")
+	src := w.path("build/toolchains/slack/src")
+
+	r := w.mustRunEnv(t, path, "test-ports.sh", "slack-1ms")
+	want := "build linux/mipsle CGO_ENABLED=0 time runtime runtime/metrics\n" +
+		"qemu-mipsel-static\nrun time P= cpu= godebug=timerslack=1ms go=none dir=" + src + "/time -test.short -test.timeout=240s -test.skip ^TestLongAdjustTimers$\n" +
+		"qemu-mipsel-static\nqemu-mipsel-static\nrun runtime P= cpu= godebug=timerslack=1ms go=none dir=" + src + "/runtime -test.short -test.timeout=240s -test.run Timer|Sleep|Tick|Netpoll|Preempt|Synctest|TimeTimer|PeriodicGC|GCFairness|SpuriousWakeups\n" +
+		"qemu-mipsel-static\nrun runtime/metrics P= cpu= godebug=timerslack=1ms go=none dir=" + src + "/runtime/metrics -test.short -test.timeout=240s\n"
+	if got := w.read(t, "build/ports.log"); got != want {
+		t.Fatalf("test-ports.sh slack-1ms built and ran\n%s\nwant\n%s", got, want)
+	}
+	if !strings.Contains(r.stdout, "passed: time[linux/mipsle] runtime[linux/mipsle] runtime/metrics[linux/mipsle]\n") {
+		t.Errorf("test-ports.sh did not report each package passed:\n%s", r.stdout)
+	}
+	if !w.exists("build/ports/slack-1ms/linux-mipsle/runtime.test") {
+		t.Errorf("the binaries are not kept in build/ports/VARIANT/PORT")
+	}
+
+	os.Remove(log)
+	w.mustRunEnv(t, path, "test-ports.sh", "slack", "--quick", "linux/arm", "linux/arm64")
+	got := w.read(t, "build/ports.log")
+	if !strings.HasPrefix(got, "build linux/arm GOARM=6 CGO_ENABLED=0 ") || !strings.Contains(got, "qemu-arm-static\nrun time P= cpu=arm1176 ") ||
+		strings.Contains(got, "arm64") {
+		t.Errorf("--quick linux/arm linux/arm64 did not run linux/arm alone, GOARM=6 on arm1176:\n%s", got)
+	}
+
+	os.Remove(log)
+	r = w.mustRunEnv(t, path, "test-ports.sh", "slack", "--full")
+	got = w.read(t, "build/ports.log")
+	for _, q := range []string{"arm", "mipsel", "aarch64", "riscv64"} {
+		if n := strings.Count(got, "qemu-"+q+"-static\n"); n != 4 {
+			t.Errorf("--full ran %d binaries under qemu-%s-static, want 3 packages at GOMAXPROCS=4, and the runtime's -test.list", n, q)
+		}
+	}
+	if n := strings.Count(got, "build "); n != 4 || strings.Contains(got, "-test.short") || strings.Count(got, " P=4 ") != 12 {
+		t.Errorf("--full: want 4 builds, then each binary at GOMAXPROCS=4 without -short:\n%s", got)
+	}
+	if !strings.Contains(r.stdout, "runtime/metrics[linux/riscv64 P=4]") {
+		t.Errorf("--full did not report each port and GOMAXPROCS:\n%s", r.stdout)
+	}
+
+	wantOneLineError(t, w.runEnv(t, append(path, "FAKE_PORT_FAIL=runtime"), "test-ports.sh", "slack"),
+		"slack: 1 package runs failed under qemu")
+
+	// A binary with the stress test of the slack guard must pass it: it runs verbose, and a skip
+	// (a test that would build a program, say) fails the package.
+	os.Remove(log)
+	stress := "FAKE_PORT_TESTS=TestTimerSlackGuardStress TestOther"
+	r = w.mustRunEnv(t, append(path, stress), "test-ports.sh", "slack")
+	if got := w.read(t, "build/ports.log"); !strings.Contains(got, "/runtime -test.short -test.timeout=240s -test.run Timer|") ||
+		!strings.Contains(got, "|SpuriousWakeups -test.v\n") || strings.Count(got, "-test.v") != 1 {
+		t.Errorf("the runtime's binary did not run verbose for its required test:\n%s", got)
+	}
+	r = w.runEnv(t, append(path, stress, "FAKE_PORT_SKIPPED=TestTimerSlackGuardStress"), "test-ports.sh", "slack")
+	wantOneLineError(t, r, "slack: 1 package runs failed under qemu")
+	if !strings.Contains(r.stdout, "FAIL  runtime [linux/mipsle] ") || !strings.Contains(r.stdout, "(exit 1; TestTimerSlackGuardStress did not pass)") {
+		t.Errorf("a skipped stress test did not fail the package, naming it:\n%s", r.stdout)
+	}
+	if r := w.runEnv(t, append(path, stress, "FAKE_PORT_SKIPPED=TestOther"), "test-ports.sh", "slack"); r.code != 0 {
+		t.Errorf("a skip of a test not required failed the run:\n%s", r.stdout)
+	}
+	wantOneLineError(t, w.runEnv(t, append(path, "FAKE_PORT_BUILD_FAIL=mipsle"), "test-ports.sh", "slack"),
+		"slack: 3 package runs failed under qemu")
+}
+
+// TestTestPortsRefuses checks that test-ports.sh refuses, in one line, an unknown port or mode (a
+// usage error), an unknown variant, and the null floor, whose AfterFunc timers never fire, and runs
+// nothing.
+func TestTestPortsRefuses(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "null all timernull - the null floor")
+	w.mustRun(t, "build-toolchain.sh", "slack")
+	w.mustRun(t, "build-toolchain.sh", "null")
+	path := []string{"PATH=" + w.fakeQemu(t) + ":" + os.Getenv("PATH")}
+	for _, tc := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"slack", "--quick", "linux/sparc"}, "unknown port 'linux/sparc' (known: linux/arm linux/mipsle linux/arm64 linux/riscv64)", 2},
+		{[]string{"slack", "--bogus"}, "usage: test-ports.sh VARIANT [--quick|--full] [PORT...]", 2},
+		{[]string{"nosuch", "--quick"}, "unknown variant 'nosuch'", 1},
+		{[]string{"null"}, "null is the null floor, whose AfterFunc timers never fire", 1},
+	} {
+		r := w.runEnv(t, path, "test-ports.sh", tc.args...)
+		wantOneLineError(t, r, tc.want)
+		if r.code != tc.code {
+			t.Errorf("%v: exit %d, want %d", tc.args, r.code, tc.code)
+		}
+	}
+	if w.exists("build/ports.log") || w.exists("build/ports") {
+		t.Errorf("a refused run built or ran something")
+	}
 }
