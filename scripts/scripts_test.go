@@ -1231,6 +1231,83 @@ func (w *world) locked(t *testing.T, rel string) bool {
 	return exec.Command("flock", "-n", w.path(rel), "true").Run() != nil
 }
 
+// TestStepsBudgetWarning runs ci/steps.sh with a fake make whose targets sleep the seconds their
+// names end with: a run whose counted steps pass the total budget prints one warning line that
+// names the steps past their own budget and those the budget does not list, and exits as its steps
+// did; a run within its budget, a step the budget does not count, or a run without a budget,
+// prints none; a budget that cannot be read is a usage error.
+func TestStepsBudgetWarning(t *testing.T) {
+	dir := t.TempDir()
+	fakeMake := "#!/bin/sh\n# make --no-print-directory TARGET\ncase $2 in fail*) echo failed; exit 1 ;; esac\nsleep ${2##*[a-z]}\n"
+	if err := os.WriteFile(filepath.Join(dir, "make"), []byte(fakeMake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tight := filepath.Join(dir, "tight")
+	loose := filepath.Join(dir, "loose")
+	os.WriteFile(tight, []byte("# step seconds\ntotal 1\nslow2 1  # grew\nfast0 5\nfail0 5\nbuild2 -\n"), 0o644)
+	os.WriteFile(loose, []byte("total 3\nslow2 1\nfast0 5\nbuild3 -\n"), 0o644)
+	steps := filepath.Join(scriptsDir(t), "..", "ci", "steps.sh")
+	run := func(args ...string) result {
+		t.Helper()
+		cmd := exec.Command(steps, args...)
+		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		code := 0
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return result{stdout.String(), stderr.String(), code}
+	}
+	warnings := func(out string) []string {
+		var w []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "warning") {
+				w = append(w, l)
+			}
+		}
+		return w
+	}
+
+	r := run("--budget", tight, "fast0", "slow2", "new1")
+	w := warnings(r.stdout + r.stderr)
+	if r.code != 0 || len(w) != 1 {
+		t.Fatalf("over budget: exit %d, warnings %q, want exit 0 and one warning:\n%s", r.code, w, r.stdout)
+	}
+	for _, want := range []string{"passes the budget of 1s", "grew: slow2 ", "s (budget 1s), new1 ", "s (no budget)"} {
+		if !strings.Contains(w[0], want) {
+			t.Errorf("warning %q lacks %q", w[0], want)
+		}
+	}
+	if strings.Contains(w[0], "fast0") {
+		t.Errorf("warning %q names a step within its budget", w[0])
+	}
+	r = run("--budget", tight, "build2", "fast0")
+	if w := warnings(r.stdout); r.code != 0 || len(w) != 0 || !strings.Contains(r.stdout, "(not counted)") {
+		t.Errorf("a step the budget does not count: exit %d, warnings %q; want exit 0, none, and the step marked:\n%s", r.code, w, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "(budget 5s)") {
+		t.Errorf("the summary does not show the steps' budgets:\n%s", r.stdout)
+	}
+	for _, args := range [][]string{{"--budget", loose, "fast0", "build3", "slow2"}, {"slow2"}} {
+		if r := run(args...); r.code != 0 || len(warnings(r.stdout+r.stderr)) != 0 {
+			t.Errorf("%v: exit %d, warnings %q; want exit 0 and none", args, r.code, warnings(r.stdout+r.stderr))
+		}
+	}
+	r = run("--budget", tight, "fast0", "fail0", "slow2")
+	if r.code == 0 || strings.Contains(r.stdout, "make slow2") || len(warnings(r.stdout)) != 0 {
+		t.Errorf("a failed step: exit %d, want non-zero, no later step and no warning:\n%s", r.code, r.stdout)
+	}
+	r = run("--budget", filepath.Join(dir, "nosuch"), "fast0")
+	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "cannot read the budget") {
+		t.Errorf("an unreadable budget: exit %d, stderr %q; want exit 2 and one line", r.code, r.stderr)
+	}
+}
+
 // fakeQemu writes, in a new directory it returns, the qemu-user commands test-ports.sh runs, each of
 // which records its name in build/ports.log and runs the binary it is given.
 func (w *world) fakeQemu(t *testing.T) string {
