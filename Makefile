@@ -23,7 +23,7 @@ FIRST_TOOLCHAINS := $(filter-out upstream null,$(TOOLCHAINS))
 FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
 FIRST_RESULTS := $(or $(TIMERLAB_BUILD),build)/results-first
 
-.PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series cross-check test-variants test-metrics test-harness test-full
+.PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series cross-check test-variants test-ports test-metrics test-harness test-full cross-check-full test-variants-full test-ports-full
 
 all: first
 
@@ -65,9 +65,25 @@ configs:
 xbench:
 	$(TIMERLAB) xbench
 
-# test: everything CI checks, cheapest first, each step timed.
+# The tests come in two tiers (docs/pipeline.md, "Two tiers of tests", says which catches what).
+# test, the gate, is what CI runs (.ci/run): what catches a regression in what this project owns, in
+# under 25 minutes on 2 cores with a cold build cache. ci/steps.sh times each step and warns, in one
+# line, when the total passes ci/budget, naming the steps that grew.
 test:
-	ci/steps.sh deps test-go check-series toolchains cross-check test-variants test-metrics test-harness
+	ci/steps.sh --budget ci/budget deps test-go check-series toolchains cross-check test-variants test-ports test-metrics test-harness
+
+# test-full, the full tier: each of the gate's steps in its long form, and what the gate leaves out
+# (pristine upstream's control run, the other users of timers, GOMAXPROCS=1,2,8 and -race, 386
+# binaries, static lock ranking, the wheel's verify mode, every port of the cross-check, every qemu
+# port at length). Hours on 2 cores; docs/go-tests.md records its last pass.
+# test-full VARIANT=wheel: that variant's --full alone (scripts/test-variant.sh wheel --full).
+ifeq ($(VARIANT),)
+test-full:
+	ci/steps.sh deps test-go check-series toolchains cross-check-full test-variants-full test-ports-full test-metrics test-harness
+else
+test-full: toolchains
+	scripts/test-variant.sh $(VARIANT) --full
+endif
 
 test-go:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -78,15 +94,36 @@ test-go:
 check-series: fetch
 	scripts/check-series.sh
 
-# cross-check: the series on other ports: every experiment's files vetted and built for darwin/arm64
-# and windows/amd64, both experiments for linux/386 and linux/arm64 (scripts/cross-check.sh).
+# cross-check: the series on other ports: both experiments vetted and built for darwin/arm64 and
+# windows/amd64, every overlay file of another OS (scripts/cross-check.sh). cross-check-full: every
+# port and experiment set that no other step of test-full builds (--full).
 cross-check: toolchains
 	scripts/cross-check.sh
 
-# test-variants: Go's own timer tests gate every toolchain, once each. For pristine upstream they are
-# a control: a failure there is the machine's, not a variant's.
+cross-check-full: toolchains
+	scripts/cross-check.sh --full
+
+# test-variants: Go's timer tests gate every toolchain of ours, once each, -short (--quick).
+# test-variants-full: every toolchain's --full, pristine upstream's included: a control, since a
+# failure there is the machine's, not a variant's.
+GATE_TOOLCHAINS := $(filter-out upstream,$(TOOLCHAINS))
 test-variants: toolchains
-	for v in $(TOOLCHAINS); do scripts/test-variant.sh $$v --quick; done
+	for v in $(GATE_TOOLCHAINS); do scripts/test-variant.sh $$v --quick; done
+
+test-variants-full: toolchains
+	for v in $(TOOLCHAINS); do scripts/test-variant.sh $$v --full; done
+
+# test-ports: the timer tests of the variants whose code differs across ports (slack's deferral and
+# its SIGURG guard, the wheel's words and locks) as binaries of other ports under qemu-user
+# (scripts/test-ports.sh): in the gate, slack and wheel-slack on one 32-bit port whose 64-bit
+# atomics take spinlocks, -short; in test-full, slack, wheel and wheel-slack on every port, at length.
+PORT_VARIANTS := slack wheel wheel-slack
+GATE_PORT_VARIANTS := slack wheel-slack
+test-ports: toolchains
+	for v in $(GATE_PORT_VARIANTS); do scripts/test-ports.sh $$v --quick; done
+
+test-ports-full: toolchains
+	for v in $(PORT_VARIANTS); do scripts/test-ports.sh $$v --full; done
 
 # test-metrics: bench/internal/timerstats reads the /sched/timers/ metrics, which the host's Go lacks
 # (there its test skips): its tests run with every built toolchain, whose metrics they must read as
@@ -105,7 +142,3 @@ test-harness: toolchains
 	$(TIMERLAB) bench --quick --variants heap,upstream --out build/results/ci-quick
 	$(TIMERLAB) report --results build/results/ci-quick --docs build/results/ci-quick/report
 	$(TIMERLAB) verify --docs build/results/ci-quick/report build/results/ci-quick
-
-# test-full VARIANT=wheel: Go's own timer tests at GOMAXPROCS=1,2,8, -count=3, and -race.
-test-full: toolchains
-	scripts/test-variant.sh $(VARIANT) --full

@@ -14,7 +14,10 @@
 # GOEXPERIMENT, as make.bash builds them) and then by themselves, so that every binary is built
 # and linked by the variant's own toolchain, with cmd/dist's flags, as make.bash's last stage
 # does: each has the content ID (`go tool buildid`, after the action ID) of make.bash's.
-# TIMERLAB_DERIVE=0 makes every toolchain with make.bash.
+# Pristine upstream (series "none") is derived the same way from the release's own commands, which
+# the toolchain module zip ships and fetch-go.sh keeps (build/base/<version>-cmds): the base's tree
+# with those bin/ and pkg/ is the release as the module proxy serves it, so its commands rebuild the
+# variant's as make.bash would. TIMERLAB_DERIVE=0 makes every toolchain with make.bash.
 #
 # An alias (series @TARGET in variants.conf) has no toolchain of its own: it runs with TARGET's, so
 # building it says so and builds TARGET. --list leaves aliases out.
@@ -55,11 +58,20 @@ set_version() {
 	mv "$1/VERSION.new" "$1/VERSION"
 }
 
+# base_cmds is derive_donor's name for the release's commands that fetch-go.sh keeps.
+base_cmds=base_cmds
+
 # derive_donor VARIANT prints the first other variant of VARIANT's series, "all", whose toolchain is
-# built and current, or nothing: VARIANT's toolchain can then be derived from it (see above).
+# built and current, or, for series "none", $base_cmds when fetch-go.sh kept the release's commands;
+# or nothing: VARIANT's toolchain can then be derived from that donor (see above).
 derive_donor() {
 	local v
-	[ "${TIMERLAB_DERIVE:-1}" != 0 ] && [ "$(variant_field "$1" series)" = all ] || return 0
+	[ "${TIMERLAB_DERIVE:-1}" != 0 ] || return 0
+	if [ "$(variant_field "$1" series)" = none ]; then
+		! base_cmds_ready || echo "$base_cmds"
+		return 0
+	fi
+	[ "$(variant_field "$1" series)" = all ] || return 0
 	for v in $(toolchain_names); do
 		if [ "$v" != "$1" ] && [ "$(variant_field "$v" series)" = all ] && toolchain_current "$v"; then
 			echo "$v"
@@ -87,16 +99,29 @@ mkdir -p "$(dirname "$log")"
 rmdir "$tmp"
 donor=$(derive_donor "$variant")
 zbootstrap=src/internal/buildcfg/zbootstrap.go
-if [ -n "$donor" ] && [ "$(grep -c -e '^const version = `' -e '^const defaultGOEXPERIMENT = `' \
-	"$(toolchain_dir "$donor")/$zbootstrap")" != 2 ]; then
-	step "cannot derive $variant from $donor: its $zbootstrap lacks the version or GOEXPERIMENT line"
+if [ "$donor" = "$base_cmds" ]; then
+	donor_name="the release's commands"
+	donor_zbootstrap=$(git -C "$(base_dir)" show "HEAD:$zbootstrap" 2>/dev/null || true)
+elif [ -n "$donor" ]; then
+	donor_name=$donor
+	donor_zbootstrap=$(cat "$(toolchain_dir "$donor")/$zbootstrap" 2>/dev/null || true)
+fi
+if [ -n "$donor" ] && [ "$(grep -c -e '^const version = `' -e '^const defaultGOEXPERIMENT = `' <<<"$donor_zbootstrap")" != 2 ]; then
+	step "cannot derive $variant from $donor_name: its $zbootstrap lacks the version or GOEXPERIMENT line"
 	donor=
 fi
 
-if [ -n "$donor" ]; then
+if [ "$donor" = "$base_cmds" ]; then
+	step "[1/4] checking out $(base_version) for $variant, with the release's commands (${TL_BUILD#"$TL_ROOT"/}/base/$(basename "$(base_cmds_dir)"))"
+	checkout_series "$tmp" "$variant"
+	rm -rf "$tmp/.git"
+	cp -a "$(base_cmds_dir)/bin" "$(base_cmds_dir)/pkg" "$tmp/"
+elif [ -n "$donor" ]; then
 	step "[1/4] copying $donor's toolchain, of the same series, for $variant"
 	cp -a "$(toolchain_dir "$donor")" "$tmp"
 	rm -f "$tmp/.timerlab-stamp"
+fi
+if [ -n "$donor" ]; then
 	set_version "$tmp"
 	sed -i -e "s/^const version = \`.*\`\$/const version = \`$version\`/" \
 		-e "s/^const defaultGOEXPERIMENT = \`.*\`\$/const defaultGOEXPERIMENT = \`$goexp\`/" "$tmp/$zbootstrap"
@@ -116,7 +141,7 @@ if [ -n "$donor" ]; then
 		unset GOEXPERIMENT
 		# shellcheck disable=SC2086 # a word list
 		"$tmp/bin/go" install $cmds
-	) 2>&1 | tee "$log" | sed -u 's/^/    /' || die "deriving $variant from $donor failed (log: ${log#"$TL_ROOT"/})"
+	) 2>&1 | tee "$log" | sed -u 's/^/    /' || die "deriving $variant from $donor_name failed (log: ${log#"$TL_ROOT"/})"
 else
 	step "[1/4] checking out $(base_version) with series '$series' for $variant"
 	checkout_series "$tmp" "$variant"

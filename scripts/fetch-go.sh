@@ -4,16 +4,21 @@
 # onto which apply-patches.sh applies the series. Re-running with the base present does nothing.
 #
 # The toolchain module zip stores every go.mod as _go.mod (so that the module proxy does not treat the
-# tree as nested modules) and ships prebuilt bin/ and pkg/: both are undone here, so make.bash builds
-# everything from source.
+# tree as nested modules) and ships the release's commands, bin/ and pkg/: the base repository has
+# go.mod back and leaves bin/ and pkg/ out, so that a series applies to sources only. The commands are
+# kept beside it, under build/base/<version>-cmds with their modes back (the module zip has none),
+# for build-toolchain.sh to derive pristine upstream's toolchain from, as it derives a variant's
+# from another's, instead of running make.bash. A base fetched before the commands were kept gets
+# them on the next run; the base itself is left as it is.
 source "$(dirname "$0")/lib.sh"
 
 version=$(base_version)
 module=$(conf_get "$TL_BASE_CONF" module) || die "$TL_BASE_CONF names no module"
 want=$(host_sum)
 dest=$(base_dir)
+cmds=$(base_cmds_dir)
 
-if base_ready; then
+if base_ready && base_cmds_ready; then
 	step "base $version already present in ${dest#"$TL_ROOT"/}"
 	exit 0
 fi
@@ -32,6 +37,23 @@ got=$(json_field Sum)
 src=$(json_field Dir)
 [ "$got" = "$want" ] || die "sum mismatch for $module@$modver: the proxy serves $got, $(basename "$TL_BASE_CONF") pins $want"
 [ -d "$src/src" ] || die "downloaded module has no src/ in $src"
+[ -f "$src/bin/go" ] && [ -d "$src/pkg/tool" ] || die "downloaded module has no bin/go or pkg/tool/ in $src"
+
+if ! base_cmds_ready; then
+	step "keeping the release's commands in ${cmds#"$TL_ROOT"/}"
+	mkdir "$tmp/cmds"
+	cp -R "$src/bin" "$src/pkg" "$tmp/cmds/"
+	chmod -R u+w "$tmp/cmds"
+	# As cmd/go does for a toolchain it downloads: the zip keeps no modes, and these are commands.
+	find "$tmp/cmds/bin" "$tmp/cmds/pkg/tool" -type f -exec chmod 0755 {} +
+	echo "$got" >"$tmp/cmds/.timerlab-base"
+	rm -rf "$cmds"
+	mv "$tmp/cmds" "$cmds"
+fi
+if base_ready; then
+	step "base $version already present in ${dest#"$TL_ROOT"/}"
+	exit 0
+fi
 
 step "unpacking into ${dest#"$TL_ROOT"/}"
 tree="$tmp/tree"

@@ -24,6 +24,12 @@ export GIT_COMMITTER_NAME=timerlab GIT_COMMITTER_EMAIL=timerlab@localhost
 export GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 
+# TL_RUNTIME_TIMER_TESTS is the -run pattern of the runtime's timer tests: its timers, sleeps,
+# tickers, netpoller, preemption (signals while timers are armed, fired and deferred, such as
+# TestTimerSlackGuardStress), synctest bubbles and GC with timers. test-variant.sh runs them natively
+# and test-ports.sh under qemu.
+TL_RUNTIME_TIMER_TESTS='Timer|Sleep|Tick|Netpoll|Preempt|Synctest|TimeTimer|PeriodicGC|GCFairness|SpuriousWakeups'
+
 # die prints one line naming the script and exits non-zero.
 die() {
 	echo "$(basename "$0"): error: $*" >&2
@@ -58,6 +64,20 @@ base_ready() {
 	local marker
 	marker="$(base_dir)/.git/timerlab-base"
 	[ -f "$marker" ] && [ "$(cat "$marker")" = "$(host_sum)" ]
+}
+
+# base_cmds_dir holds the release's own commands, bin/ and pkg/ of the toolchain module zip, which the
+# base repository leaves out: build-toolchain.sh derives pristine upstream's toolchain from them
+# instead of running make.bash.
+base_cmds_dir() {
+	echo "$TL_BUILD/base/$(base_version)-cmds"
+}
+
+# base_cmds_ready succeeds when fetch-go.sh kept the release's commands for the pinned sum.
+base_cmds_ready() {
+	local marker
+	marker="$(base_cmds_dir)/.timerlab-base"
+	[ -f "$marker" ] && [ "$(cat "$marker")" = "$(host_sum)" ] && [ -x "$(base_cmds_dir)/bin/go" ]
 }
 
 host_platform() {

@@ -80,6 +80,39 @@ test)
 	# As go test prints each package that passed; the packages are the words that are not flags
 	# (nor -run's pattern). A build for another port or with other experiments says so.
 	shift
+	case " $* " in *" -c "*)
+		# go test -c -o DIR/ PKGS: records the build in ports.log (and fails it for GOARCH
+		# $FAKE_PORT_BUILD_FAIL), and writes DIR/<last element>.test for each package: a test
+		# binary that records its run (GOMAXPROCS, QEMU_CPU, GODEBUG, the go command it finds, its
+		# directory, its flags) and passes, but the package $FAKE_PORT_FAIL's. Its tests are
+		# $FAKE_PORT_TESTS, which -test.list prints and a run passes, but those of
+		# $FAKE_PORT_SKIPPED, which it skips.
+		out=
+		pkgs=
+		while [ $# -gt 0 ]; do
+			case $1 in -o) out=$2; shift ;; -*) ;; *) pkgs="$pkgs $1" ;; esac
+			shift
+		done
+		echo "build ${GOOS-}/${GOARCH-}${GOARM:+ GOARM=$GOARM} CGO_ENABLED=${CGO_ENABLED-}$pkgs" >>"$TIMERLAB_BUILD/ports.log"
+		[ "${GOARCH-}" != "${FAKE_PORT_BUILD_FAIL:-}" ] || { echo "fake go test -c: compile error" >&2; exit 1; }
+		for p in $pkgs; do
+			{
+				printf '#!/bin/sh\n[ "$1" != -test.list ] || { printf "%%s\\n" %s | grep -E -- "$2"; exit 0; }\n' "${FAKE_PORT_TESTS:-}"
+				printf 'echo "run %s P=${GOMAXPROCS:-} cpu=${QEMU_CPU:-} godebug=${GODEBUG:-} go=$(command -v go || echo none) dir=$(pwd) $*" >>%s\n' \
+					"$p" "$TIMERLAB_BUILD/ports.log"
+				printf '[ %s != "%s" ] || { echo "--- FAIL: TestX"; exit 1; }\n' "$p" "${FAKE_PORT_FAIL:-}"
+				for x in ${FAKE_PORT_TESTS:-}; do
+					case " ${FAKE_PORT_SKIPPED:-} " in
+					*" $x "*) echo "echo '--- SKIP: $x (0.00s)'" ;;
+					*) echo "echo '--- PASS: $x (0.00s)'" ;;
+					esac
+				done
+				echo "echo PASS"
+			} >"$out${p##*/}.test"
+			chmod +x "$out${p##*/}.test"
+		done
+		exit 0 ;;
+	esac
 	echo "$GOROOT ${GOCACHE-} $(cd "$GOROOT" && pwd -P)" >"$TIMERLAB_BUILD/test.env"
 	inherited "go test"
 	echo "fake go test: GODEBUG=${GODEBUG-}"
@@ -215,11 +248,32 @@ func (w *world) makeBase(t *testing.T) {
 	w.write(t, base+"/src/make.bash", fakeMakeBash)
 	w.write(t, base+"/src/fakego.sh", fakeGo)
 	w.write(t, base+"/src/runtime/time.go", fakeTimeGo)
+	w.write(t, base+"/src/runtime/metrics/doc.go", "package metrics\n")
+	w.write(t, base+"/src/time/sleep.go", "package time\n")
+	// A release's tree holds what cmd/dist generated for it, as the toolchain module zip does.
+	w.write(t, base+"/src/internal/buildcfg/zbootstrap.go", fakeZbootstrap)
 	w.git(t, base, "init", "-q", "-b", "main")
 	w.git(t, base, "add", "-A")
 	w.git(t, base, "commit", "-q", "-m", "upstream "+fakeVersion)
 	w.git(t, base, "tag", "base")
 	w.write(t, base+"/.git/timerlab-base", "h1:fake\n")
+}
+
+// fakeZbootstrap is the base's src/internal/buildcfg/zbootstrap.go: the release's version, no
+// default GOEXPERIMENT.
+const fakeZbootstrap = "package buildcfg\n\nconst defaultGOEXPERIMENT = \x60\x60\nconst version = \x60" + fakeVersion + "\x60\n"
+
+// makeBaseCmds lays out the release's commands as fetch-go.sh keeps them beside the base: a bin/go
+// of the base's version, as the fake go's install writes it, the tools in pkg/tool, and the marker
+// naming the pinned sum.
+func (w *world) makeBaseCmds(t *testing.T) {
+	t.Helper()
+	cmds := "build/base/" + fakeVersion + "-cmds"
+	w.write(t, cmds+"/bin/fakego.sh", fakeGo)
+	w.write(t, cmds+"/bin/go", "#!/bin/sh\ncase $1 in version) echo \"go version "+fakeVersion+" linux/amd64\" ;; "+
+		"*) exec bash \"$(dirname \"$0\")/fakego.sh\" \"$@\" ;; esac\n")
+	w.write(t, cmds+"/pkg/tool/linux_amd64/compile", "")
+	w.write(t, cmds+"/.timerlab-base", "h1:fake\n")
 }
 
 // addPatch makes a patch in patches/ the way a developer does: apply-patches, edit, commit, extract.
@@ -272,7 +326,12 @@ func (w *world) runEnv(t *testing.T, extra []string, script string, args ...stri
 
 func (w *world) mustRun(t *testing.T, script string, args ...string) result {
 	t.Helper()
-	r := w.run(t, script, args...)
+	return w.mustRunEnv(t, nil, script, args...)
+}
+
+func (w *world) mustRunEnv(t *testing.T, extra []string, script string, args ...string) result {
+	t.Helper()
+	r := w.runEnv(t, extra, script, args...)
 	if r.code != 0 {
 		t.Fatalf("%s %v: exit %d\nstdout:\n%s\nstderr:\n%s", script, args, r.code, r.stdout, r.stderr)
 	}
@@ -411,13 +470,68 @@ func TestDeriveNeedsCurrentDonor(t *testing.T) {
 	}
 	w.mustRun(t, "build-toolchain.sh", "upstream")
 	if n := w.makeCount(t); n != 3 {
-		t.Fatalf("make.bash ran %d times, want 3: upstream (series none) is always made", n)
+		t.Fatalf("make.bash ran %d times, want 3: upstream (series none) is made without the release's commands", n)
 	}
 	w.write(t, "src-overlay/src/runtime/timelab.go", "package runtime\n\n// changed again\n")
 	w.mustRun(t, "build-toolchain.sh", "heap")
 	w.runEnv(t, []string{"TIMERLAB_DERIVE=0"}, "build-toolchain.sh", "wheel")
 	if n := w.makeCount(t); n != 5 {
 		t.Fatalf("make.bash ran %d times, want 5: TIMERLAB_DERIVE=0 makes wheel", n)
+	}
+}
+
+// TestDeriveUpstreamFromReleaseCmds checks that pristine upstream is derived from the release's
+// commands that fetch-go.sh keeps: the base's tree, unpatched, with those commands rebuilt twice and
+// its version rewritten, and no make.bash; that the release's commands are left as they were; and
+// that without them (or with those of another sum, or with TIMERLAB_DERIVE=0) upstream is made.
+func TestDeriveUpstreamFromReleaseCmds(t *testing.T) {
+	w := newWorld(t)
+	w.makeBaseCmds(t)
+	r := w.mustRun(t, "build-toolchain.sh", "upstream")
+	if !strings.Contains(r.stdout, "for upstream, with the release's commands") {
+		t.Fatalf("upstream was not derived from the release's commands:\n%s", r.stdout)
+	}
+	if n, i := w.makeCount(t), w.count(t, "install.count"); n != 0 || i != 2 {
+		t.Fatalf("make.bash ran %d times and the commands were installed %d times, want 0 and 2", n, i)
+	}
+	out, err := exec.Command(w.path("build/toolchains/upstream/bin/go"), "version").Output()
+	if want := "go version " + fakeVersion + "-timerlab.upstream linux/amd64"; err != nil || strings.TrimSpace(string(out)) != want {
+		t.Fatalf("upstream's go version = %q, %v; want %q", out, err, want)
+	}
+	if got := w.read(t, "build/toolchains/upstream/src/runtime/time.go"); got != fakeTimeGo {
+		t.Errorf("upstream's tree was patched:\n%s", got)
+	}
+	if w.exists("build/toolchains/upstream/src/runtime/timelab.go") || w.exists("build/toolchains/upstream/.git") {
+		t.Errorf("upstream's tree got the overlay or a .git")
+	}
+	if !w.exists("build/toolchains/upstream/pkg/tool/linux_amd64/compile") {
+		t.Errorf("upstream's toolchain lacks the release's pkg/tool")
+	}
+	out, err = exec.Command(w.path("build/base/"+fakeVersion+"-cmds/bin/go"), "version").Output()
+	if want := "go version " + fakeVersion + " linux/amd64"; err != nil || strings.TrimSpace(string(out)) != want {
+		t.Errorf("the release's commands changed: go version = %q, %v", out, err)
+	}
+	if r := w.mustRun(t, "build-toolchain.sh", "upstream"); !strings.Contains(r.stdout, "up to date") {
+		t.Errorf("a derived upstream is not current:\n%s", r.stdout)
+	}
+
+	// Made: with TIMERLAB_DERIVE=0, and with the commands of another sum.
+	os.RemoveAll(w.path("build/toolchains/upstream"))
+	w.mustRun(t, "build-toolchain.sh", "upstream")
+	r = w.runEnv(t, []string{"TIMERLAB_DERIVE=0"}, "build-toolchain.sh", "upstream")
+	if r.code != 0 || !strings.Contains(r.stdout, "up to date") {
+		t.Fatalf("a derived upstream is not current under TIMERLAB_DERIVE=0:\n%s%s", r.stdout, r.stderr)
+	}
+	os.RemoveAll(w.path("build/toolchains/upstream"))
+	w.mustRunEnv(t, []string{"TIMERLAB_DERIVE=0"}, "build-toolchain.sh", "upstream")
+	if n := w.makeCount(t); n != 1 {
+		t.Fatalf("make.bash ran %d times, want once: TIMERLAB_DERIVE=0 makes upstream", n)
+	}
+	os.RemoveAll(w.path("build/toolchains/upstream"))
+	w.write(t, "build/base/"+fakeVersion+"-cmds/.timerlab-base", "h1:other\n")
+	w.mustRun(t, "build-toolchain.sh", "upstream")
+	if n := w.makeCount(t); n != 2 {
+		t.Fatalf("make.bash ran %d times, want 2: the commands of another sum are not the base's", n)
 	}
 }
 
@@ -690,6 +804,54 @@ func TestFetchRefusesTamperedSum(t *testing.T) {
 	}
 }
 
+// TestFetchKeepsReleaseCmds runs fetch-go.sh on the real pinned base, for a base fetched before the
+// release's commands were kept: it keeps them beside the base, as commands (the module zip has no
+// modes), and leaves the base as it was; a second run has nothing to do.
+func TestFetchKeepsReleaseCmds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads the pinned Go release when the module cache lacks it")
+	}
+	pinned, err := os.ReadFile(filepath.Join(scriptsDir(t), "..", "base.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t)
+	w.write(t, "base.conf", string(pinned))
+	var version, sum string
+	for _, line := range strings.Split(string(pinned), "\n") {
+		if v, ok := strings.CutPrefix(line, "version="); ok {
+			version = v
+		}
+		if v, ok := strings.CutPrefix(line, "sum."+runtime.GOOS+"-"+runtime.GOARCH+"="); ok {
+			sum = v
+		}
+	}
+	// A base as fetch-go.sh left it before it kept the commands: its marker only matters here.
+	base := "build/base/" + version
+	w.write(t, base+"/.git/timerlab-base", sum+"\n")
+	r := w.mustRun(t, "fetch-go.sh")
+	if !strings.Contains(r.stdout, "keeping the release's commands") || !strings.Contains(r.stdout, "already present") {
+		t.Fatalf("fetch-go.sh did not keep the commands beside the base it had:\n%s", r.stdout)
+	}
+	cmds := w.path("build/base/" + version + "-cmds")
+	out, err := exec.Command(cmds+"/bin/go", "version").Output()
+	if want := "go version " + version + " "; err != nil || !strings.HasPrefix(string(out), want) {
+		t.Fatalf("the release's go: %q, %v; want %q...", out, err, want)
+	}
+	if _, err := os.Stat(filepath.Join(cmds, "pkg/tool", runtime.GOOS+"_"+runtime.GOARCH, "compile")); err != nil {
+		t.Fatalf("the release's compiler is missing: %v", err)
+	}
+	if ents, _ := os.ReadDir(w.path(base)); len(ents) != 1 {
+		t.Errorf("fetch-go.sh changed the base it had: %v", ents)
+	}
+	if ents, _ := filepath.Glob(w.path("build/base/.fetch.*")); len(ents) > 0 {
+		t.Errorf("fetch-go.sh left %v", ents)
+	}
+	if r := w.mustRun(t, "fetch-go.sh"); strings.Contains(r.stdout, "downloading") {
+		t.Errorf("a second fetch-go.sh downloaded again:\n%s", r.stdout)
+	}
+}
+
 // addSlack adds to w's variants.conf a variant slack with a toolchain of its own, then the rows
 // given, such as aliases of it.
 func (w *world) addSlack(t *testing.T, rows ...string) {
@@ -762,18 +924,47 @@ func TestTestVariantAliasUsesTargetWithItsGodebug(t *testing.T) {
 	if !strings.Contains(r.stdout, want) {
 		t.Fatalf("test-variant.sh of an alias did not run slack's toolchain with the alias's GODEBUG:\n%s", r.stdout)
 	}
-	if n := strings.Count(r.stdout, "fake go test: GODEBUG=timerslack=1ms\n"); n != 4 {
-		t.Fatalf("go test ran %d of its 3 groups and slack's 386 run under the alias's GODEBUG:\n%s", n, r.stdout)
+	if n := strings.Count(r.stdout, "fake go test: GODEBUG=timerslack=1ms\n"); n != 3 {
+		t.Fatalf("go test ran %d of its 3 groups under the alias's GODEBUG:\n%s", n, r.stdout)
 	}
 	if !strings.Contains(r.stdout, "failed: none\n") || !strings.Contains(r.stdout, "slack-1ms: all ") {
 		t.Fatalf("test-variant.sh did not report every package run passed:\n%s", r.stdout)
 	}
 }
 
-// TestTestVariantOtherBuilds checks the runs test-variant.sh adds by experiment: a variant with
-// slack runs its runtime tests as 386 binaries too, a variant with the wheel with static lock
+// TestTestVariantQuick checks what --quick runs, for CI's gate: the timer tests of time, context,
+// runtime/metrics, the runtime and net's deadlines, one run each, and none of --full's other
+// packages, GOMAXPROCS settings, -race or other builds, whatever the variant's experiments.
+func TestTestVariantQuick(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "wheel-slack all timerwheel,timerslack - both")
+	w.write(t, "src-overlay/src/runtime/timewheel.go", "package runtime\n\nconst (\n\tverifyWheel = false\n)\n")
+	for _, v := range []string{"heap", "wheel-slack"} {
+		w.mustRun(t, "build-toolchain.sh", v)
+		r := w.mustRun(t, "test-variant.sh", v, "--quick")
+		want := []string{
+			v + " quick: go test -short -count=1 time context runtime/metrics\n",
+			v + " quick: go test -short -count=1 -run 'Timer|Sleep|Tick|Netpoll|Preempt|Synctest|TimeTimer|PeriodicGC|GCFairness|SpuriousWakeups' runtime\n",
+			v + " quick: go test -short -count=1 -run 'Deadline|Timeout' net\n",
+			"passed: time[quick] context[quick] runtime/metrics[quick] runtime[quick] net[quick]\n",
+		}
+		for _, want := range want {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%s --quick: no %q in:\n%s", v, want, r.stdout)
+			}
+		}
+		for _, not := range []string{"synctest", "internal/poll", " os", "GOARCH=386", "staticlockranking", "-overlay", "-race", "P="} {
+			if strings.Contains(r.stdout+r.stderr, not) {
+				t.Errorf("%s --quick runs %q:\n%s", v, not, r.stdout)
+			}
+		}
+	}
+}
+
+// TestTestVariantOtherBuilds checks the runs test-variant.sh --full adds by experiment: a variant
+// with slack runs its runtime tests as 386 binaries too, a variant with the wheel with static lock
 // ranking on top of its own experiments, and a variant with neither runs neither. The null floor,
-// whose AfterFunc timers never fire, runs its own test alone.
+// whose AfterFunc timers never fire, runs its own test alone, in --quick as in --full.
 func TestTestVariantOtherBuilds(t *testing.T) {
 	w := newWorld(t)
 	w.addSlack(t, "wheel-slack all timerwheel,timerslack - both", "null all timernull - the null floor")
@@ -795,7 +986,7 @@ func TestTestVariantOtherBuilds(t *testing.T) {
 			"wheel-slack" + verify, verifyOn, "runtime[verify]"}, nil},
 	} {
 		w.mustRun(t, "build-toolchain.sh", tc.variant)
-		r := w.mustRun(t, "test-variant.sh", tc.variant, "--quick")
+		r := w.mustRun(t, "test-variant.sh", tc.variant, "--full")
 		out := r.stdout + r.stderr
 		for _, want := range tc.want {
 			if !strings.Contains(out, want) {
@@ -817,8 +1008,12 @@ func TestTestVariantOtherBuilds(t *testing.T) {
 		t.Errorf("the verify run changed the toolchain's timewheel.go:\n%s", got)
 	}
 	w.write(t, "build/toolchains/wheel/src/runtime/timewheel.go", "package runtime\n")
-	wantOneLineError(t, w.run(t, "test-variant.sh", "wheel", "--quick"), "lines 'verifyWheel = false' (want 1): the verify run no longer applies")
-	// A -run that matches no test passes go test: the null floor's run must say its test passed.
+	wantOneLineError(t, w.run(t, "test-variant.sh", "wheel", "--full"), "lines 'verifyWheel = false' (want 1): the verify run no longer applies")
+	// The null floor's own test is all it runs in --quick too; a -run that matches no test passes
+	// go test: the null floor's run must say its test passed.
+	if r := w.mustRun(t, "test-variant.sh", "null", "--quick"); !strings.Contains(r.stdout, "passed: runtime[TestTimerNull]\n") {
+		t.Errorf("null --quick did not run its own test alone:\n%s", r.stdout)
+	}
 	r := w.runEnv(t, []string{"FAKE_TEST_NOTESTS=1"}, "test-variant.sh", "null", "--quick")
 	wantOneLineError(t, r, "null: 1 package runs failed")
 }
@@ -872,28 +1067,40 @@ func TestTestVariantRuntime(t *testing.T) {
 	}
 }
 
-// TestCrossCheck runs cross-check.sh on the fake toolchain: by default the four combinations of
-// experiments on darwin/arm64 and windows/amd64 and both experiments on linux/386 and linux/arm64,
-// each vetted then built; --all every combination on the four ports; a failing build is named in
-// one line, and its port's build is skipped after a failed vet.
+// TestCrossCheck runs cross-check.sh on the fake toolchain: by default both experiments on
+// darwin/arm64 and windows/amd64, each vetted then built; --full the four combinations of
+// experiments on those two ports and, on linux/386 and linux/arm64, those no other step of the full
+// tier builds; --all every combination on the four ports; a failing build is named in one line, and
+// its port's build is skipped after a failed vet; a bad flag is a usage error.
 func TestCrossCheck(t *testing.T) {
 	w := newWorld(t)
 	wantOneLineError(t, w.run(t, "cross-check.sh"), "no toolchain for heap")
 	w.mustRun(t, "build-toolchain.sh", "heap")
-	wantOneLineError(t, w.run(t, "cross-check.sh", "--bogus"), "usage: cross-check.sh [--all]")
+	r := w.run(t, "cross-check.sh", "--bogus")
+	wantOneLineError(t, r, "usage: cross-check.sh [--full|--all]")
+	if r.code != 2 {
+		t.Errorf("a bad flag exited %d, want 2", r.code)
+	}
 	log := w.path("build/cross.log")
+	builds := func(configs ...string) string {
+		var b strings.Builder
+		for _, c := range configs {
+			fmt.Fprintf(&b, "vet %s\nbuild %s\n", c, c)
+		}
+		return b.String()
+	}
 	w.mustRun(t, "cross-check.sh")
-	got := w.read(t, "build/cross.log")
-	var want strings.Builder
-	for _, c := range []string{
+	if got, want := w.read(t, "build/cross.log"), builds("darwin/arm64:timerwheel,timerslack", "windows/amd64:timerwheel,timerslack"); got != want {
+		t.Fatalf("cross-check.sh built\n%s\nwant\n%s", got, want)
+	}
+	os.Remove(log)
+	w.mustRun(t, "cross-check.sh", "--full")
+	want := builds(
 		"darwin/arm64:", "darwin/arm64:timerwheel", "darwin/arm64:timerslack", "darwin/arm64:timerwheel,timerslack",
 		"windows/amd64:", "windows/amd64:timerwheel", "windows/amd64:timerslack", "windows/amd64:timerwheel,timerslack",
-		"linux/386:timerwheel,timerslack", "linux/arm64:timerwheel,timerslack",
-	} {
-		fmt.Fprintf(&want, "vet %s\nbuild %s\n", c, c)
-	}
-	if got != want.String() {
-		t.Fatalf("cross-check.sh built\n%s\nwant\n%s", got, want.String())
+		"linux/386:", "linux/386:timerwheel", "linux/arm64:")
+	if got := w.read(t, "build/cross.log"); got != want {
+		t.Fatalf("cross-check.sh --full built\n%s\nwant\n%s", got, want)
 	}
 	os.Remove(log)
 	w.mustRun(t, "cross-check.sh", "--all")
@@ -901,7 +1108,7 @@ func TestCrossCheck(t *testing.T) {
 		t.Fatalf("cross-check.sh --all ran %d builds, want 16 vets and 16 builds", n)
 	}
 	os.Remove(log)
-	r := w.runEnv(t, []string{"FAKE_CROSS_FAIL=windows/amd64:timerslack"}, "cross-check.sh")
+	r = w.runEnv(t, []string{"FAKE_CROSS_FAIL=windows/amd64:timerslack"}, "cross-check.sh", "--full")
 	wantOneLineError(t, r, "1 check(s) failed: windows/amd64 GOEXPERIMENT=timerslack: go vet runtime time")
 	if strings.Contains(w.read(t, "build/cross.log"), "build windows/amd64:timerslack\n") {
 		t.Fatal("cross-check.sh built a port and experiment whose vet failed")
@@ -1022,4 +1229,201 @@ func (w *world) holdLock(t *testing.T, rel string) {
 func (w *world) locked(t *testing.T, rel string) bool {
 	t.Helper()
 	return exec.Command("flock", "-n", w.path(rel), "true").Run() != nil
+}
+
+// TestStepsBudgetWarning runs ci/steps.sh with a fake make whose targets sleep the seconds their
+// names end with: a run whose counted steps pass the total budget prints one warning line that
+// names the steps past their own budget and those the budget does not list, and exits as its steps
+// did; a run within its budget, a step the budget does not count, or a run without a budget,
+// prints none; a budget that cannot be read is a usage error.
+func TestStepsBudgetWarning(t *testing.T) {
+	dir := t.TempDir()
+	fakeMake := "#!/bin/sh\n# make --no-print-directory TARGET\ncase $2 in fail*) echo failed; exit 1 ;; esac\nsleep ${2##*[a-z]}\n"
+	if err := os.WriteFile(filepath.Join(dir, "make"), []byte(fakeMake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tight := filepath.Join(dir, "tight")
+	loose := filepath.Join(dir, "loose")
+	os.WriteFile(tight, []byte("# step seconds\ntotal 1\nslow2 1  # grew\nfast0 5\nfail0 5\nbuild2 -\n"), 0o644)
+	os.WriteFile(loose, []byte("total 3\nslow2 1\nfast0 5\nbuild3 -\n"), 0o644)
+	steps := filepath.Join(scriptsDir(t), "..", "ci", "steps.sh")
+	run := func(args ...string) result {
+		t.Helper()
+		cmd := exec.Command(steps, args...)
+		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		code := 0
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return result{stdout.String(), stderr.String(), code}
+	}
+	warnings := func(out string) []string {
+		var w []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "warning") {
+				w = append(w, l)
+			}
+		}
+		return w
+	}
+
+	r := run("--budget", tight, "fast0", "slow2", "new1")
+	w := warnings(r.stdout + r.stderr)
+	if r.code != 0 || len(w) != 1 {
+		t.Fatalf("over budget: exit %d, warnings %q, want exit 0 and one warning:\n%s", r.code, w, r.stdout)
+	}
+	for _, want := range []string{"passes the budget of 1s", "grew: slow2 ", "s (budget 1s), new1 ", "s (no budget)"} {
+		if !strings.Contains(w[0], want) {
+			t.Errorf("warning %q lacks %q", w[0], want)
+		}
+	}
+	if strings.Contains(w[0], "fast0") {
+		t.Errorf("warning %q names a step within its budget", w[0])
+	}
+	r = run("--budget", tight, "build2", "fast0")
+	if w := warnings(r.stdout); r.code != 0 || len(w) != 0 || !strings.Contains(r.stdout, "(not counted)") {
+		t.Errorf("a step the budget does not count: exit %d, warnings %q; want exit 0, none, and the step marked:\n%s", r.code, w, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "(budget 5s)") {
+		t.Errorf("the summary does not show the steps' budgets:\n%s", r.stdout)
+	}
+	for _, args := range [][]string{{"--budget", loose, "fast0", "build3", "slow2"}, {"slow2"}} {
+		if r := run(args...); r.code != 0 || len(warnings(r.stdout+r.stderr)) != 0 {
+			t.Errorf("%v: exit %d, warnings %q; want exit 0 and none", args, r.code, warnings(r.stdout+r.stderr))
+		}
+	}
+	r = run("--budget", tight, "fast0", "fail0", "slow2")
+	if r.code == 0 || strings.Contains(r.stdout, "make slow2") || len(warnings(r.stdout)) != 0 {
+		t.Errorf("a failed step: exit %d, want non-zero, no later step and no warning:\n%s", r.code, r.stdout)
+	}
+	r = run("--budget", filepath.Join(dir, "nosuch"), "fast0")
+	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "cannot read the budget") {
+		t.Errorf("an unreadable budget: exit %d, stderr %q; want exit 2 and one line", r.code, r.stderr)
+	}
+}
+
+// fakeQemu writes, in a new directory it returns, the qemu-user commands test-ports.sh runs, each of
+// which records its name in build/ports.log and runs the binary it is given.
+func (w *world) fakeQemu(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, q := range []string{"arm", "mipsel", "aarch64", "riscv64"} {
+		script := "#!/bin/sh\necho \"qemu-" + q + "-static\" >>" + w.path("build/ports.log") + "\nexec \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(dir, "qemu-"+q+"-static"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestTestPorts runs test-ports.sh on the fake toolchains and qemu: --quick builds the timer tests of
+// time, the runtime and runtime/metrics once for linux/mipsle (or the first port named) and runs
+// each binary under the port's qemu, -short, from its package's directory, with no go command on
+// PATH, the variant's GODEBUG, the runtime's timer tests only and time's skips; --full runs every
+// port at GOMAXPROCS=4 without -short; linux/arm is GOARM=6 on a CPU without LPAE; a failing
+// package or build fails the run in one line.
+func TestTestPorts(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "slack-1ms @slack - timerslack=1ms slack at 1ms")
+	w.mustRun(t, "build-toolchain.sh", "slack")
+	path := []string{"PATH=" + w.fakeQemu(t) + ":" + os.Getenv("PATH")}
+	log := w.path("build/ports.log")
+	src := w.path("build/toolchains/slack/src")
+
+	r := w.mustRunEnv(t, path, "test-ports.sh", "slack-1ms")
+	want := "build linux/mipsle CGO_ENABLED=0 time runtime runtime/metrics\n" +
+		"qemu-mipsel-static\nrun time P= cpu= godebug=timerslack=1ms go=none dir=" + src + "/time -test.short -test.timeout=240s -test.skip ^TestLongAdjustTimers$\n" +
+		"qemu-mipsel-static\nqemu-mipsel-static\nrun runtime P= cpu= godebug=timerslack=1ms go=none dir=" + src + "/runtime -test.short -test.timeout=240s -test.run Timer|Sleep|Tick|Netpoll|Preempt|Synctest|TimeTimer|PeriodicGC|GCFairness|SpuriousWakeups\n" +
+		"qemu-mipsel-static\nrun runtime/metrics P= cpu= godebug=timerslack=1ms go=none dir=" + src + "/runtime/metrics -test.short -test.timeout=240s\n"
+	if got := w.read(t, "build/ports.log"); got != want {
+		t.Fatalf("test-ports.sh slack-1ms built and ran\n%s\nwant\n%s", got, want)
+	}
+	if !strings.Contains(r.stdout, "passed: time[linux/mipsle] runtime[linux/mipsle] runtime/metrics[linux/mipsle]\n") {
+		t.Errorf("test-ports.sh did not report each package passed:\n%s", r.stdout)
+	}
+	if !w.exists("build/ports/slack-1ms/linux-mipsle/runtime.test") {
+		t.Errorf("the binaries are not kept in build/ports/VARIANT/PORT")
+	}
+
+	os.Remove(log)
+	w.mustRunEnv(t, path, "test-ports.sh", "slack", "--quick", "linux/arm", "linux/arm64")
+	got := w.read(t, "build/ports.log")
+	if !strings.HasPrefix(got, "build linux/arm GOARM=6 CGO_ENABLED=0 ") || !strings.Contains(got, "qemu-arm-static\nrun time P= cpu=arm1176 ") ||
+		strings.Contains(got, "arm64") {
+		t.Errorf("--quick linux/arm linux/arm64 did not run linux/arm alone, GOARM=6 on arm1176:\n%s", got)
+	}
+
+	os.Remove(log)
+	r = w.mustRunEnv(t, path, "test-ports.sh", "slack", "--full")
+	got = w.read(t, "build/ports.log")
+	for _, q := range []string{"arm", "mipsel", "aarch64", "riscv64"} {
+		if n := strings.Count(got, "qemu-"+q+"-static\n"); n != 4 {
+			t.Errorf("--full ran %d binaries under qemu-%s-static, want 3 packages at GOMAXPROCS=4, and the runtime's -test.list", n, q)
+		}
+	}
+	if n := strings.Count(got, "build "); n != 4 || strings.Contains(got, "-test.short") || strings.Count(got, " P=4 ") != 12 {
+		t.Errorf("--full: want 4 builds, then each binary at GOMAXPROCS=4 without -short:\n%s", got)
+	}
+	if !strings.Contains(r.stdout, "runtime/metrics[linux/riscv64 P=4]") {
+		t.Errorf("--full did not report each port and GOMAXPROCS:\n%s", r.stdout)
+	}
+
+	wantOneLineError(t, w.runEnv(t, append(path, "FAKE_PORT_FAIL=runtime"), "test-ports.sh", "slack"),
+		"slack: 1 package runs failed under qemu")
+
+	// A binary with the stress test of the slack guard must pass it: it runs verbose, and a skip
+	// (a test that would build a program, say) fails the package.
+	os.Remove(log)
+	stress := "FAKE_PORT_TESTS=TestTimerSlackGuardStress TestOther"
+	r = w.mustRunEnv(t, append(path, stress), "test-ports.sh", "slack")
+	if got := w.read(t, "build/ports.log"); !strings.Contains(got, "/runtime -test.short -test.timeout=240s -test.run Timer|") ||
+		!strings.Contains(got, "|SpuriousWakeups -test.v\n") || strings.Count(got, "-test.v") != 1 {
+		t.Errorf("the runtime's binary did not run verbose for its required test:\n%s", got)
+	}
+	r = w.runEnv(t, append(path, stress, "FAKE_PORT_SKIPPED=TestTimerSlackGuardStress"), "test-ports.sh", "slack")
+	wantOneLineError(t, r, "slack: 1 package runs failed under qemu")
+	if !strings.Contains(r.stdout, "FAIL  runtime [linux/mipsle] ") || !strings.Contains(r.stdout, "(exit 1; TestTimerSlackGuardStress did not pass)") {
+		t.Errorf("a skipped stress test did not fail the package, naming it:\n%s", r.stdout)
+	}
+	if r := w.runEnv(t, append(path, stress, "FAKE_PORT_SKIPPED=TestOther"), "test-ports.sh", "slack"); r.code != 0 {
+		t.Errorf("a skip of a test not required failed the run:\n%s", r.stdout)
+	}
+	wantOneLineError(t, w.runEnv(t, append(path, "FAKE_PORT_BUILD_FAIL=mipsle"), "test-ports.sh", "slack"),
+		"slack: 3 package runs failed under qemu")
+}
+
+// TestTestPortsRefuses checks that test-ports.sh refuses, in one line, an unknown port or mode (a
+// usage error), an unknown variant, and the null floor, whose AfterFunc timers never fire, and runs
+// nothing.
+func TestTestPortsRefuses(t *testing.T) {
+	w := newWorld(t)
+	w.addSlack(t, "null all timernull - the null floor")
+	w.mustRun(t, "build-toolchain.sh", "slack")
+	w.mustRun(t, "build-toolchain.sh", "null")
+	path := []string{"PATH=" + w.fakeQemu(t) + ":" + os.Getenv("PATH")}
+	for _, tc := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"slack", "--quick", "linux/sparc"}, "unknown port 'linux/sparc' (known: linux/arm linux/mipsle linux/arm64 linux/riscv64)", 2},
+		{[]string{"slack", "--bogus"}, "usage: test-ports.sh VARIANT [--quick|--full] [PORT...]", 2},
+		{[]string{"nosuch", "--quick"}, "unknown variant 'nosuch'", 1},
+		{[]string{"null"}, "null is the null floor, whose AfterFunc timers never fire", 1},
+	} {
+		r := w.runEnv(t, path, "test-ports.sh", tc.args...)
+		wantOneLineError(t, r, tc.want)
+		if r.code != tc.code {
+			t.Errorf("%v: exit %d, want %d", tc.args, r.code, tc.code)
+		}
+	}
+	if w.exists("build/ports.log") || w.exists("build/ports") {
+		t.Errorf("a refused run built or ran something")
+	}
 }

@@ -2,9 +2,13 @@
 # test-variant.sh VARIANT [--quick|--full|--runtime]: run Go's own tests that exercise timers with the
 # variant's toolchain, from its GOROOT, and print which packages passed.
 #
-#   --quick (default)  -short, one run, the toolchain's GOMAXPROCS: a few minutes, for CI.
+#   --quick (default)  -short, one run, the toolchain's GOMAXPROCS, of the timer tests that fail when
+#                      a variant breaks a timer's semantics: time, context and runtime/metrics, the
+#                      runtime's timer tests, net's deadlines. What `make test` runs, once per
+#                      toolchain: a few minutes with a cold build cache, most of it compiling.
 #   --full             no -short, -count=3 at GOMAXPROCS=1, 2 and 8 (P destruction and timer
-#                      stealing), then the same packages under -race.
+#                      stealing), then under -race, of those packages and the other users of timers:
+#                      testing/synctest, internal/poll, os's deadlines. Then the builds below.
 #   --runtime          the runtime's tests in full, with no -run filter: with -short, without it,
 #                      and with -short under GOEXPERIMENT=<the variant's>,staticlockranking (6 to
 #                      10 min on 2 cores, 2026-11-27: docs/go-tests.md), from a copy of the
@@ -12,10 +16,14 @@
 #                      runtime change must pass beyond the timer tests (go tool dist test runs
 #                      the rest: dist-test.sh).
 #
-# In --quick and --full a variant with slack also runs its runtime tests as 386 binaries, and a
-# variant with the wheel its runtime tests with GOEXPERIMENT=...,staticlockranking (about 40 s each)
-# and with its verify mode on (verifyWheel, about 100 s). The null floor (GOEXPERIMENT=timernull),
-# whose AfterFunc timers never fire, runs only its own test.
+# In --full a variant with slack also runs its runtime tests as 386 binaries, and a variant with the
+# wheel its runtime tests with GOEXPERIMENT=...,staticlockranking (about 40 s each) and with its
+# verify mode on (verifyWheel, about 100 s). The null floor (GOEXPERIMENT=timernull), whose
+# AfterFunc timers never fire, runs only its own test, in every mode.
+#
+# go test compiles each test binary once: its runs at other GOMAXPROCS, counts and -short (and a
+# later --quick or --full of the same toolchain) find the packages in the build cache and only link
+# again, so only the builds below, whose flags or experiments differ, compile again.
 #
 # Extra `go test` flags can be passed in TIMERLAB_TESTFLAGS (e.g. -v); they come last, so a -run
 # there replaces each group's own.
@@ -34,12 +42,22 @@ tc=$(toolchain_dir "$variant")
 require_toolchain "$variant"
 
 # Each group is: packages, then the -run pattern that selects their timer tests ("" for all). The
-# null floor (GOEXPERIMENT=timernull) runs only its own runtime test: see below.
-groups=(
-	"time context testing/synctest internal/poll runtime/metrics|"
-	"runtime|Timer|Sleep|Tick|Netpoll|Preempt|Synctest|TimeTimer|PeriodicGC|GCFairness|SpuriousWakeups"
-	"net os|Deadline|Timeout"
-)
+# null floor (GOEXPERIMENT=timernull) runs only its own runtime test: see below. --quick runs the
+# packages whose tests fail when a variant breaks a timer's semantics; --full adds the other users
+# of timers (testing/synctest's example alone brings 85 packages of crypto and net/http to compile).
+if [ "$mode" = --quick ]; then
+	groups=(
+		"time context runtime/metrics|"
+		"runtime|$TL_RUNTIME_TIMER_TESTS"
+		"net|Deadline|Timeout"
+	)
+else
+	groups=(
+		"time context testing/synctest internal/poll runtime/metrics|"
+		"runtime|$TL_RUNTIME_TIMER_TESTS"
+		"net os|Deadline|Timeout"
+	)
+fi
 
 passed=()
 failed=()
@@ -128,15 +146,15 @@ else
 	run_group race -race -count=1 -timeout=30m
 fi
 
-# Builds this machine can also run, in --quick and --full: a variant with slack runs its runtime
-# tests as a 386 binary (epoll_pwait2's timespec differs from the runtime's on 32-bit ports), and a
-# variant with the wheel runs its with static lock ranking (the wheel takes timer locks in new
-# orders). --runtime ran the runtime's tests in full with lock ranking already.
-if [ "$mode" != --runtime ] && [[ ,$goexp, == *,timerslack,* ]]; then
+# Builds this machine can also run, in --full: a variant with slack runs its runtime tests as a 386
+# binary (epoll_pwait2's timespec differs from the runtime's on 32-bit ports), and a variant with the
+# wheel runs its with static lock ranking (the wheel takes timer locks in new orders). --runtime ran
+# the runtime's tests in full with lock ranking already.
+if [ "$mode" = --full ] && [[ ,$goexp, == *,timerslack,* ]]; then
 	groups=("runtime|Slack|Epoll")
 	run_group 386 -short -count=1 GOARCH=386
 fi
-if [ "$mode" != --runtime ] && [[ ,$goexp, == *,timerwheel,* ]]; then
+if [ "$mode" = --full ] && [[ ,$goexp, == *,timerwheel,* ]]; then
 	groups=("runtime|Timer|Wheel")
 	run_group lockrank -short -count=1 GOEXPERIMENT="$goexp,staticlockranking"
 	# The wheel's verify mode: verifyWheel, a constant of timewheel.go that compiles out, checks
