@@ -14,10 +14,14 @@
 # GOEXPERIMENT, as make.bash builds them) and then by themselves, so that every binary is built
 # and linked by the variant's own toolchain, with cmd/dist's flags, as make.bash's last stage
 # does: each has the content ID (`go tool buildid`, after the action ID) of make.bash's.
-# Pristine upstream (series "none") is derived the same way from the release's own commands, which
+# A toolchain with no such donor is derived the same way from the release's own commands, which
 # the toolchain module zip ships and fetch-go.sh keeps (build/base/<version>-cmds): the base's tree
 # with those bin/ and pkg/ is the release as the module proxy serves it, so its commands rebuild the
-# variant's as make.bash would. TIMERLAB_DERIVE=0 makes every toolchain with make.bash.
+# variant's as make.bash would. Pristine upstream is that tree. Every series may be derived so: none
+# changes src/cmd (the build refuses a tree that does), and the release's commands build the
+# variant's core without its GOEXPERIMENT, which they do not know; that core then builds every
+# command with it. So no toolchain needs make.bash. TIMERLAB_DERIVE=0 makes every toolchain with
+# make.bash.
 #
 # An alias (series @TARGET in variants.conf) has no toolchain of its own: it runs with TARGET's, so
 # building it says so and builds TARGET. --list leaves aliases out.
@@ -61,23 +65,22 @@ set_version() {
 # base_cmds is derive_donor's name for the release's commands that fetch-go.sh keeps.
 base_cmds=base_cmds
 
-# derive_donor VARIANT prints the first other variant of VARIANT's series, "all", whose toolchain is
-# built and current, or, for series "none", $base_cmds when fetch-go.sh kept the release's commands;
-# or nothing: VARIANT's toolchain can then be derived from that donor (see above).
+# derive_donor VARIANT prints the first other variant of VARIANT's series whose toolchain is built and
+# current, or else $base_cmds when fetch-go.sh kept the release's commands, or nothing: VARIANT's
+# toolchain can then be derived from that donor (see above).
 derive_donor() {
 	local v
 	[ "${TIMERLAB_DERIVE:-1}" != 0 ] || return 0
-	if [ "$(variant_field "$1" series)" = none ]; then
-		! base_cmds_ready || echo "$base_cmds"
-		return 0
+	if [ "$(variant_field "$1" series)" != none ]; then
+		for v in $(toolchain_names); do
+			if [ "$v" != "$1" ] && [ "$(variant_field "$v" series)" = "$(variant_field "$1" series)" ] &&
+				toolchain_current "$v"; then
+				echo "$v"
+				return 0
+			fi
+		done
 	fi
-	[ "$(variant_field "$1" series)" = all ] || return 0
-	for v in $(toolchain_names); do
-		if [ "$v" != "$1" ] && [ "$(variant_field "$v" series)" = all ] && toolchain_current "$v"; then
-			echo "$v"
-			return 0
-		fi
-	done
+	! base_cmds_ready || echo "$base_cmds"
 }
 
 if toolchain_current "$variant"; then
@@ -114,6 +117,9 @@ fi
 if [ "$donor" = "$base_cmds" ]; then
 	step "[1/4] checking out $(base_version) for $variant, with the release's commands (${TL_BUILD#"$TL_ROOT"/}/base/$(basename "$(base_cmds_dir)"))"
 	checkout_series "$tmp" "$variant"
+	{ git -C "$tmp" diff --quiet "$(git -C "$(base_dir)" rev-parse HEAD)" -- src/cmd &&
+		[ -z "$(git -C "$tmp" ls-files --others -- src/cmd)" ]; } ||
+		die "$variant's series changes src/cmd: the release's commands cannot build it (TIMERLAB_DERIVE=0 uses make.bash)"
 	rm -rf "$tmp/.git"
 	cp -a "$(base_cmds_dir)/bin" "$(base_cmds_dir)/pkg" "$tmp/"
 elif [ -n "$donor" ]; then
@@ -137,6 +143,8 @@ if [ -n "$donor" ]; then
 		unset GOPATH GOOS GOARCH GOBIN
 		# The donor's commands build the variant's toolchain core, then that core builds every
 		# command again: the second build's binaries are what make.bash would have installed.
+		# The release's commands know no experiment of ours: they build the core without one.
+		[ "$donor" != "$base_cmds" ] || unset GOEXPERIMENT
 		"$tmp/bin/go" install cmd/go cmd/compile cmd/link cmd/asm cmd/cgo
 		unset GOEXPERIMENT
 		# shellcheck disable=SC2086 # a word list

@@ -270,7 +270,10 @@ func (w *world) makeBaseCmds(t *testing.T) {
 	t.Helper()
 	cmds := "build/base/" + fakeVersion + "-cmds"
 	w.write(t, cmds+"/bin/fakego.sh", fakeGo)
+	// The release's go knows no experiment of ours, as the real one does not.
 	w.write(t, cmds+"/bin/go", "#!/bin/sh\ncase $1 in version) echo \"go version "+fakeVersion+" linux/amd64\" ;; "+
+		"install) [ -z \"${GOEXPERIMENT:-}\" ] || { echo \"go: unknown GOEXPERIMENT $GOEXPERIMENT\" >&2; exit 2; }; "+
+		"exec bash \"$(dirname \"$0\")/fakego.sh\" \"$@\" ;; "+
 		"*) exec bash \"$(dirname \"$0\")/fakego.sh\" \"$@\" ;; esac\n")
 	w.write(t, cmds+"/pkg/tool/linux_amd64/compile", "")
 	w.write(t, cmds+"/.timerlab-base", "h1:fake\n")
@@ -532,6 +535,38 @@ func TestDeriveUpstreamFromReleaseCmds(t *testing.T) {
 	w.mustRun(t, "build-toolchain.sh", "upstream")
 	if n := w.makeCount(t); n != 2 {
 		t.Fatalf("make.bash ran %d times, want 2: the commands of another sum are not the base's", n)
+	}
+}
+
+// TestDeriveSeriesFromReleaseCmds checks that a variant of a patched series with no current donor is
+// derived from the release's commands, with no make.bash, and builds its core without its
+// GOEXPERIMENT (which the release's go refuses); and that a series that changes src/cmd is refused in
+// one line, leaving no toolchain.
+func TestDeriveSeriesFromReleaseCmds(t *testing.T) {
+	w := newWorld(t)
+	w.makeBaseCmds(t)
+	r := w.mustRun(t, "build-toolchain.sh", "wheel")
+	if !strings.Contains(r.stdout, "for wheel, with the release's commands") {
+		t.Fatalf("wheel was not derived from the release's commands:\n%s", r.stdout)
+	}
+	if n, i := w.makeCount(t), w.count(t, "install.count"); n != 0 || i != 2 {
+		t.Fatalf("make.bash ran %d times and the commands were installed %d times, want 0 and 2", n, i)
+	}
+	out, err := exec.Command(w.path("build/toolchains/wheel/bin/go"), "version").Output()
+	if want := "go version " + fakeVersion + "-timerlab.wheel X:timerwheel linux/amd64"; err != nil || strings.TrimSpace(string(out)) != want {
+		t.Fatalf("wheel's go version = %q, %v; want %q", out, err, want)
+	}
+	if !w.exists("build/toolchains/wheel/src/runtime/timelab.go") {
+		t.Errorf("wheel's tree lacks its series' overlay")
+	}
+
+	w.write(t, "src-overlay/src/cmd/compile/timelab.go", "package compile\n")
+	r = w.run(t, "build-toolchain.sh", "heap")
+	if r.code == 0 || !strings.Contains(r.stderr, "changes src/cmd") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Fatalf("a series that changes src/cmd: exit %d, stderr %q; want a failure in one line", r.code, r.stderr)
+	}
+	if w.exists("build/toolchains/heap") {
+		t.Errorf("a refused derivation left a toolchain")
 	}
 }
 
