@@ -23,7 +23,7 @@ FIRST_TOOLCHAINS := $(filter-out upstream null,$(TOOLCHAINS))
 FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
 FIRST_RESULTS := $(or $(TIMERLAB_BUILD),build)/results-first
 
-.PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series cross-check test-variants test-ports test-metrics test-harness test-full cross-check-full test-variants-full test-ports-full
+.PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series cross-check test-variants test-ports test-metrics test-harness test-exports test-exports-full test-layout test-full cross-check-full test-variants-full test-ports-full
 
 all: first
 
@@ -70,7 +70,7 @@ xbench:
 # under 25 minutes on 2 cores with a cold build cache. ci/steps.sh times each step and warns, in one
 # line, when the total passes ci/budget, naming the steps that grew.
 test:
-	ci/steps.sh --budget ci/budget deps test-go check-series toolchains cross-check test-variants test-ports test-metrics test-harness
+	ci/steps.sh --budget ci/budget deps test-go check-series test-exports toolchains cross-check test-variants test-ports test-metrics test-layout test-harness
 
 # test-full, the full tier: each of the gate's steps in its long form, and what the gate leaves out
 # (pristine upstream's control run, the other users of timers, GOMAXPROCS=1,2,8 and -race, 386
@@ -79,7 +79,7 @@ test:
 # test-full VARIANT=wheel: that variant's --full alone (scripts/test-variant.sh wheel --full).
 ifeq ($(VARIANT),)
 test-full:
-	ci/steps.sh deps test-go check-series toolchains cross-check-full test-variants-full test-ports-full test-metrics test-harness
+	ci/steps.sh deps test-go check-series test-exports-full toolchains cross-check-full test-variants-full test-ports-full test-metrics test-layout test-harness
 else
 test-full: toolchains
 	scripts/test-variant.sh $(VARIANT) --full
@@ -93,6 +93,20 @@ test-go:
 
 check-series: fetch
 	scripts/check-series.sh
+
+# test-exports: each patch set exported as a CL series (scripts/export-cl.sh), applied with git am
+# onto pristine go1.27.4 and built with the release's commands (scripts/check-exports.sh).
+# test-exports-full: also vetted, with std built, and for five more ports.
+test-exports: fetch
+	scripts/check-exports.sh
+
+test-exports-full: fetch
+	scripts/check-exports.sh --full
+
+# test-layout: heap's timer must keep upstream's layout, field for field (internal/layout reads
+# both toolchains' DWARF).
+test-layout: toolchains
+	TIMERLAB_LAYOUT=1 go test -count=1 ./internal/layout
 
 # cross-check: the series on other ports: both experiments vetted and built for darwin/arm64 and
 # windows/amd64, every overlay file of another OS (scripts/cross-check.sh). cross-check-full: every

@@ -136,3 +136,37 @@ func TestExportCL(t *testing.T) {
 		t.Errorf("export-cl.sh left scratch directories: %v", left)
 	}
 }
+
+// TestCheckExports checks that check-exports.sh exports a set, applies it onto the base and builds
+// the packages it changes with the release's commands, for linux/amd64 and, with --full, vetted
+// and for five more ports; that a failing build stops it in one line naming the set and the port;
+// and that it says so in one line when the release's commands are missing.
+func TestCheckExports(t *testing.T) {
+	w := newWorld(t)
+	goHeader := "// Copyright 2026 The Go Authors. All rights reserved.\n"
+	w.addSet(t, "good", goHeader, "runtime: move", "runtime: change NEWFILE")
+	r := w.run(t, "check-exports.sh", "good")
+	if r.code == 0 || !strings.Contains(r.stderr, "release's commands") || strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("without the release's commands: exit %d, stderr %q; want one line", r.code, r.stderr)
+	}
+	w.makeBaseCmds(t)
+	r = w.mustRun(t, "check-exports.sh", "good")
+	if log := w.read(t, "build/cross.log"); log != "build linux/amd64:\n" {
+		t.Errorf("check-exports.sh good built %q, want one build for linux/amd64", log)
+	}
+	if !strings.Contains(r.stdout, "2 commits: runtime: move; runtime: change NEWFILE") {
+		t.Errorf("check-exports.sh does not name the commits it applied:\n%s", r.stdout)
+	}
+	os.Remove(w.path("build/cross.log"))
+	w.mustRun(t, "check-exports.sh", "--full")
+	log := w.read(t, "build/cross.log")
+	for _, port := range []string{"linux/amd64", "linux/386", "linux/arm", "linux/arm64", "darwin/arm64", "windows/amd64"} {
+		if !strings.Contains(log, "vet "+port+":\n") || !strings.Contains(log, "build "+port+":\n") {
+			t.Errorf("--full did not vet and build for %s:\n%s", port, log)
+		}
+	}
+	r = w.runEnv(t, []string{"FAKE_CROSS_FAIL=linux/arm64:"}, "check-exports.sh", "--full", "good")
+	if r.code == 0 || !strings.Contains(r.stderr, "good: go build") || !strings.Contains(r.stderr, "linux/arm64") {
+		t.Errorf("a failing build: exit %d, stderr %q; want the set and the port named", r.code, r.stderr)
+	}
+}
