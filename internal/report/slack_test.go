@@ -186,7 +186,7 @@ func TestSweepVariants(t *testing.T) {
 		tc("pwait2-slack", "pwait2-slack", "", "timerslack=1"),
 		tc("pwait2-slack-off", "pwait2-slack", "", "timerslack=0"),
 		tc("quiet", "quiet", "", ""),
-		tc("quiet-off", "quiet", "", "asynctimerchan=1,timerslackdeferoff=1"),
+		tc("quiet-off", "quiet", "", "asynctimerchan=1,timerslackdefer=1"),
 		tc("async", "async", "", "asynctimerchan=1"),
 		tc("slackish", "slackish", "", ""),
 		tc("null", "null", "timernull", ""),

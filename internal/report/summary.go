@@ -64,7 +64,7 @@ func (r *Report) writeSummary(b *bytes.Buffer, pkg string, s suite.Summary) {
 //   - has timer slack built in: the GOEXPERIMENT of its toolchain (variants.conf's goexp column; an
 //     alias's target's) names it (lab.HasSlack): slack, wheel-slack and their aliases;
 //   - or sets timer slack in its GODEBUG (variants.conf's godebug column, which env.json records):
-//     a setting names it, as timerslack=1 or timerslackdeferoff=1 do. So a variant whose own
+//     a setting names it, as timerslack=1 or timerslackdefer=1 do. So a variant whose own
 //     patches put slack behind a GODEBUG rather than an experiment is here at every setting of it:
 //     pwait2-slack (timerslack=1) and its alias pwait2-slack-off (timerslack=0);
 //   - or runs the toolchain (the same GOROOT) of a variant of those two kinds: one whose series has

@@ -44,7 +44,7 @@ func TestTimerModel(t *testing.T) {
 	// Under GOEXPERIMENT=timerslack, arms switch between slack policies, so
 	// that timers with small and large slack, relative and absolute, share
 	// the set; elsewhere timerslack means nothing.
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	wheeled, slacked, periodic := 0, 0, 0
 	for seed := range seeds {
 		for _, start := range starts {
@@ -261,7 +261,7 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 		switch op := r.IntN(10); {
 		case op < 4: // add or reset, earlier or later
 			if r.IntN(4) == 0 {
-				os.Setenv("GODEBUG", "timerslack="+timerModelSlack[r.IntN(len(timerModelSlack))])
+				os.Setenv("GODEBUG", "timerslackdefer=1,timerslack="+timerModelSlack[r.IntN(len(timerModelSlack))])
 			}
 			base := now
 			if w, ok := live[id]; ok && r.IntN(2) == 0 {
@@ -354,7 +354,7 @@ func runTimerModel(t *testing.T, seed uint64, now int64, ops int, observe func(*
 // the timer at once, so no adjust ever clears the bound; left set, it
 // keeps wakeTime in the past, and the P polls again and again for nothing.
 func TestTimerModelEmptyWakeTime(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	m := NewTimerModel(1)
 	m.Reset(0, 1<<40, 0, 1)
 	m.Reset(0, 1<<41, 0, 1)
@@ -377,7 +377,7 @@ func TestTimerModelEmptyWakeTime(t *testing.T) {
 // P's timers again and again, spinning a CPU until the next timer entered
 // the heap.
 func TestTimerModelCleanHeadWakeTime(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	m := NewTimerModel(3)
 	m.Reset(0, 1<<40, 0, 1) // beyond the near horizon: in the wheel, if there is one
 	m.Reset(1, 1000, 0, 1)  // the heap's only timer
@@ -399,7 +399,7 @@ func TestTimerModelCleanHeadWakeTime(t *testing.T) {
 // within seconds, while the lock is held and nothing else runs, is
 // waiting for it.
 func TestTimerStopWithoutSetLock(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	defer GOMAXPROCS(GOMAXPROCS(2))
 	m := NewTimerModel(2)
 	m.Reset(1, 1<<41, 0, 1)

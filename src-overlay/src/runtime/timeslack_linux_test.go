@@ -30,7 +30,7 @@ import (
 // process, sleeps end not early and a read deadline fires.
 func TestTimerSlackEpollWait(t *testing.T) {
 	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
-	os.Setenv("GODEBUG", "timerslack=50us")
+	os.Setenv("GODEBUG", "timerslackdefer=1,timerslack=50us")
 	defer SetEpollPwait2Missing(SetEpollPwait2Missing(false))
 	have := GOOS != "android" && kernelHasEpollPwait2()
 	for _, missing := range []bool{false, true} {
@@ -87,7 +87,7 @@ func kernelHasEpollPwait2() bool {
 // would get no slack.
 func TestTimerSlackPollRearm(t *testing.T) {
 	const policy = "25%:1ms"
-	t.Setenv("GODEBUG", "timerslack="+policy)
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack="+policy)
 	s := int64(time.Second)
 	// SetDeadline(10s), then SetWriteDeadline(time.Time{}): the read
 	// timer changes from the combined deadline's function to its own.
@@ -154,7 +154,7 @@ func TestTimerSlackDeferralRawSyscall(t *testing.T) {
 // the timers past their deadlines) is run again, up to four times the
 // rounds; then it fails if none counted one.
 func testTimerSlackDeferralBlocked(t *testing.T, rounds int, block, release func()) []time.Duration {
-	t.Setenv("GODEBUG", "timerslack=1ms")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=1ms")
 	defer GOMAXPROCS(GOMAXPROCS(2))
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	// Spin long enough for sysmon to sleep its longest, so that its
@@ -217,7 +217,7 @@ func TestTimerSlackIgnoredSignal(t *testing.T) {
 		t.Skip("deferred wakeups are not guarded here")
 	}
 	for _, ignore := range []bool{false, true} {
-		env := []string{"GODEBUG=timerslack=1ms"}
+		env := []string{"GODEBUG=timerslackdefer=1,timerslack=1ms"}
 		if ignore {
 			env = append(env, "TIMERSLACK_IGNORE_URG=1")
 		}

@@ -233,7 +233,7 @@ func checkNotEarly(t *testing.T, policy, kind string, got, want time.Duration) {
 // clock get no slack: each fires at exactly its when, in order.
 func TestTimerSlackFakeTime(t *testing.T) {
 	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
-	os.Setenv("GODEBUG", "timerslack=5ms")
+	os.Setenv("GODEBUG", "timerslackdefer=1,timerslack=5ms")
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		for _, d := range []time.Duration{time.Millisecond, 10 * time.Millisecond, time.Second} {
@@ -260,7 +260,7 @@ func TestTimerSlackFakeTime(t *testing.T) {
 // times lie within the wheel's near horizon (about 1ms), so that with
 // GOEXPERIMENT=timerwheel too the timers are in the heap.
 func TestTimerSlackResetEarlier(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=100us")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=100us")
 	const us = int64(time.Microsecond)
 	m := NewTimerModel(2)
 	m.Reset(0, 900*us, 0, 1) // deadline 1000us
@@ -286,7 +286,7 @@ func TestTimerSlackResetEarlier(t *testing.T) {
 // already in a heap gets no relative slack.
 func TestTimerSlackArmedFrom(t *testing.T) {
 	const policy, s = "10%", int64(time.Second)
-	t.Setenv("GODEBUG", "timerslack="+policy)
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack="+policy)
 	spec, ok := ParseTimerSlack(policy)
 	if !ok {
 		t.Fatalf("policy %q does not parse", policy)
@@ -332,7 +332,7 @@ func TestTimerSlackArmedFrom(t *testing.T) {
 // a timer armed with no reading, new or reset in its heap, without one.
 func TestTimerSlackFixedNeedsNoTime(t *testing.T) {
 	for _, policy := range []string{"1ms", "5ms+10%:1ms"} {
-		t.Setenv("GODEBUG", "timerslack="+policy)
+		t.Setenv("GODEBUG", "timerslackdefer=1,timerslack="+policy)
 		s := int64(time.Second)
 		when, when2 := Nanotime()+10*s, Nanotime()+11*s
 		got, got2 := TimerSlackArmedFrom(when, 0, when2, 0)
@@ -374,7 +374,7 @@ func TestTimerSlackPeriodic(t *testing.T) {
 		{"100%", 2 * ms, ms},
 		{"1ms", 10 * ms, ms},
 	} {
-		t.Setenv("GODEBUG", "timerslack="+c.policy)
+		t.Setenv("GODEBUG", "timerslackdefer=1,timerslack="+c.policy)
 		m := NewTimerModel(1)
 		start := int64(1 << 40)
 		when := start + c.period
@@ -400,7 +400,7 @@ func TestTimerSlackPeriodic(t *testing.T) {
 // no lock, while others read it: every read, and the policy left at the
 // end, must be one of the policies set, never a mix of two.
 func TestTimerSlackWriters(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0") // restores the policy from GODEBUG at the end
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0") // restores the policy from GODEBUG at the end
 	policies := []string{"1ms", "50%:2ms"}
 	var specs []TimerSlackSpec
 	for _, p := range policies {

@@ -102,9 +102,10 @@
 //   - The guard's signal may also reach a program that asked for SIGURG
 //     with os/signal, as preemption signals already do.
 //
-// Deferral off. GODEBUG=timerslackdeferoff=1 turns deferrals off, at any
-// time. A pass then wakes an idle P for each goroutine its timers ready,
-// as upstream. A deferral in progress ends as it would have. A goroutine
+// Deferral is off by default: at 2 Ps it cost sleeps CPU and saved the
+// tickers no context switch (docs/slack.md). GODEBUG=timerslackdefer=1
+// turns it on, and 0 off, at any time. With it off, a pass wakes an idle
+// P for each goroutine its timers ready, as upstream. A deferral in progress ends as it would have. A goroutine
 // not deferred because of the setting is urgent, as one whose timer has
 // no slack left.
 
@@ -184,7 +185,7 @@ func (pp *p) slackDeferWake() bool {
 //go:noinline
 func (pp *p) slackDefer() bool {
 	w := &pp.wake
-	if w.slack < 0 || debug.timerslackdeferoff.Load() != 0 || sched.npidle.Load() == 0 || !pp.slackGuardable() {
+	if w.slack < 0 || debug.timerslackdefer.Load() == 0 || sched.npidle.Load() == 0 || !pp.slackGuardable() {
 		// No slack left, deferral off, no idle P to spare a wakeup
 		// of, or no guard: as urgent.
 		w.urgent = true

@@ -31,7 +31,7 @@ import (
 // a timer with no slack left does not skip the wakeup of its M as it stops
 // spinning, which that timer's goroutine may need. A schedule before that
 // time keeps the deferral; the P's M looking for work with its queue
-// empty ends it and disarms the guard. With GODEBUG=timerslackdeferoff=1
+// empty ends it and disarms the guard. With GODEBUG=timerslackdefer=0
 // nothing is deferred.
 func TestTimerSlackDeferWake(t *testing.T) {
 	// A P defers only while another is idle: give the fake pass some.
@@ -69,9 +69,9 @@ func TestTimerSlackDeferWake(t *testing.T) {
 	}
 	for _, off := range []bool{false, true} {
 		if off {
-			t.Setenv("GODEBUG", "timerslackdeferoff=1")
+			t.Setenv("GODEBUG", "timerslackdefer=0")
 		} else {
-			t.Setenv("GODEBUG", "timerslackdeferoff=0")
+			t.Setenv("GODEBUG", "timerslackdefer=1")
 		}
 		for _, c := range cases {
 			if !guarded || off {
@@ -112,7 +112,7 @@ func checkTimerWakeDefer(t *testing.T, now int64, name string, due int64, firing
 	}
 }
 
-// TestTimerSlackDeferOffMidPass checks that GODEBUG=timerslackdeferoff=1,
+// TestTimerSlackDeferOffMidPass checks that GODEBUG=timerslackdefer=0,
 // set or cleared during a pass of an M spinning, leaves that M the wakeup
 // it owes a goroutine the pass did not defer: set after a deferral began,
 // before a timer past its hard deadline fires; cleared after a timer with
@@ -126,8 +126,8 @@ func TestTimerSlackDeferOffMidPass(t *testing.T) {
 		before, after string
 		first, second SlackFiring
 	}{
-		{"set mid-pass", "timerslackdeferoff=0", "timerslackdeferoff=1", SlackFiring{0, 500 * us}, SlackFiring{900 * us, 300 * us}},
-		{"cleared mid-pass", "timerslackdeferoff=1", "timerslackdeferoff=0", SlackFiring{0, 10 * us}, SlackFiring{0, 500 * us}},
+		{"set mid-pass", "timerslackdefer=1", "timerslackdefer=0", SlackFiring{0, 500 * us}, SlackFiring{900 * us, 300 * us}},
+		{"cleared mid-pass", "timerslackdefer=0", "timerslackdefer=1", SlackFiring{0, 10 * us}, SlackFiring{0, 500 * us}},
 	} {
 		t.Setenv("GODEBUG", c.before)
 		if TimerWakeSwitchMidPass(now, c.first, c.second, func() { os.Setenv("GODEBUG", c.after) }) {
@@ -199,7 +199,7 @@ func equalBools(a, b []bool) bool {
 // wakes an idle P once the deferral has run out, and counts the deferral
 // as expired.
 func TestTimerSlackWakeStuck(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=1ms")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=1ms")
 	defer GOMAXPROCS(GOMAXPROCS(2))
 	// A collection would stop the world, which waits for the spinners.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -262,7 +262,7 @@ func TestTimerSlackDeferralKeepsDeadlines(t *testing.T) {
 	if !TimerSlackGuarded() {
 		t.Skip("deferred wakeups are not guarded here")
 	}
-	t.Setenv("GODEBUG", "timerslack=1ms")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=1ms")
 	defer GOMAXPROCS(GOMAXPROCS(2))
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var buf [256]byte
@@ -383,7 +383,7 @@ func timerLateInDeferral(t *testing.T, rounds int, spin, release func()) (late, 
 // hangs, and the harness's timeout reports it. The atomics cover an array
 // wider than the 57 locks that arm picks by address.
 func TestTimerSlackGuardStress(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=1ms")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=1ms")
 	defer GOMAXPROCS(GOMAXPROCS(4))
 	d := 2 * time.Second
 	if testing.Short() {

@@ -41,7 +41,7 @@ func TestTimerWheelModelFullSlots(t *testing.T) {
 		t.Fatalf("the model's tick shift %d is not the wheel's %d", timerModelTickShift, TimerWheelTickShift)
 	}
 	defer SetTimerWheelSlotMax(SetTimerWheelSlotMax(1))
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	seeds := 40
 	if testing.Short() {
 		seeds = 10
@@ -73,7 +73,7 @@ func TestTimerWheelModelFullSlots(t *testing.T) {
 // its P's lock on every Reset. Timer 1 shares timer 0's slot, so a relink
 // would move timer 0 to the end of the slot.
 func TestTimerWheelResetLater(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=1ms")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=1ms")
 	const hour = int64(time.Hour)
 	m := NewTimerModel(2)
 	m.Reset(0, hour, 0, 1)
@@ -275,7 +275,7 @@ func TestTimerWheelGOMAXPROCS(t *testing.T) {
 // check finds the re-placed timer (here in a lower slot), so none is asked
 // for.
 func TestTimerWheelFixWakes(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const hour, second = int64(time.Hour), int64(time.Second)
 	for _, c := range []struct {
 		modified int64
@@ -310,7 +310,7 @@ func TestTimerWheelFixWakes(t *testing.T) {
 // the tick stays and a move into the tick before is re-placed (left in
 // place it would lie before its slot's start).
 func TestTimerWheelEarlierInPlace(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const tick = int64(1) << TimerWheelTickShift
 	const now = int64(1) << 40
 	when := (now+int64(time.Hour))&^(tick-1) + 1000 // 1000 ns into a tick
@@ -381,7 +381,7 @@ func TestTimerWheelEarlierInPlace(t *testing.T) {
 // slot's bound at or before the new deadline, since modify's own lowering of
 // minWhenModified is cleared by the next adjust, here a forced one.
 func TestTimerWheelInPlaceRacingAdjust(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const tick = int64(1) << TimerWheelTickShift
 	const now = int64(1) << 40
 	start := (now + int64(time.Hour)) &^ (tick - 1)
@@ -419,7 +419,7 @@ func TestTimerWheelInPlaceRacingAdjust(t *testing.T) {
 // moves, a reader that missed them found no timer at all, and a P would
 // sleep in netpoll past the timer. With no move, the read is wakeTime's.
 func TestTimerWheelWakeTimeRacingMove(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const tick = int64(1) << TimerWheelTickShift
 	const now = int64(1) << 40 // the cursor's tick starts here
 	const hour = int64(time.Hour)
@@ -478,7 +478,7 @@ func TestTimerWheelWakeTimeRacingMove(t *testing.T) {
 // after the cursor and checks past them, which cascades them into the heap
 // and fires them.
 func TestTimerWheelChunksReused(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const n = 1000
 	const tick = int64(1) << TimerWheelTickShift
 	m := NewTimerModel(n)
@@ -516,7 +516,7 @@ func TestTimerWheelChunksReused(t *testing.T) {
 // moves two slots on), once the lists that empty slots keep reach their
 // budget: about 0.27 bytes per timer.
 func TestTimerWheelBurstAllocs(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const n = 20000
 	const tick = int64(1) << TimerWheelTickShift
 	m := NewTimerModel(n)
@@ -565,7 +565,7 @@ func TestTimerWheelBurstAllocs(t *testing.T) {
 // all, as chunks fill, empty and pass between slots. It verifies the
 // wheel every 37 steps.
 func TestTimerWheelChunksFireExactly(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const n, steps = 3000, 20000
 	const tick = int64(1) << TimerWheelTickShift
 	for seed := uint64(1); seed <= 3; seed++ {
@@ -634,7 +634,7 @@ func TestTimerWheelChunksFireExactly(t *testing.T) {
 // timers one each: a wheel that allocated chunks without reusing the
 // free ones would hold 32 more each cycle.
 func TestTimerWheelChunksBounded(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const n, cycles = 1000, 20
 	const tick = int64(1) << TimerWheelTickShift
 	m := NewTimerModel(n + cycles)
@@ -677,7 +677,7 @@ func TestTimerWheelStopNotBehindLock(t *testing.T) {
 }
 
 func testStopNotBehindLock(t *testing.T, busy bool) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	defer GOMAXPROCS(GOMAXPROCS(2))
 	const tries, ring = 10, TimerWheelStoppedMax
 	m := NewTimerModel(tries*(ring+1) + 1)
@@ -808,7 +808,7 @@ func TestTimerWheelAddLeavesSweep(t *testing.T) {
 // the whole wheel at every drain. Below it, the zombies stay unlisted,
 // marked for a later sweep.
 func TestTimerWheelOverflowSweepsAtQuarter(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const timers = 8
 	for _, zombies := range []int{2, 3} { // a quarter of 8, then more
 		m := NewTimerModel(timers)
@@ -847,7 +847,7 @@ func TestTimerWheelOverflowSweepsAtQuarter(t *testing.T) {
 // The ring is filled with entries that name a timer of no set (stale
 // entries, as a Stop leaves of a timer moved since).
 func TestTimerWheelStopFixLeavesRing(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	for _, tc := range []struct {
 		timers  int
 		drained bool
@@ -876,7 +876,7 @@ func TestTimerWheelStopFixLeavesRing(t *testing.T) {
 // timer in the ring, and the next drain removes it and sweeps, rather than
 // wait, with the timers lock held, for an entry that no Stop stores.
 func TestTimerWheelStoppedAfterOverflow(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	m := NewTimerModel(3)
 	for id := range 3 {
 		m.Reset(id, 1<<40+int64(id)<<timerModelTickShift, 0, 1)
@@ -922,7 +922,7 @@ func TestTimerWheelAddDrains(t *testing.T) {
 // would otherwise keep the timer, its function and argument reachable
 // until the set is locked again, which, with the set empty, no check does.
 func TestTimerWheelSweepDrainsListed(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	swept, nstopped, stale := SweepWithStopDuring()
 	if !swept {
 		t.Fatal("the check's drain did not sweep after the Stop: the test tests nothing")
@@ -938,7 +938,7 @@ func TestTimerWheelSweepDrainsListed(t *testing.T) {
 // argument reachable (golang/go#75935). A Stop that finds the stopped ring
 // full removes its own timer at once, the lock being free.
 func TestTimerWheelStoppedDrained(t *testing.T) {
-	t.Setenv("GODEBUG", "timerslack=0")
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	for _, stops := range []int{1, TimerWheelStoppedMax, TimerWheelStoppedMax + 100} {
 		m := NewTimerModel(stops + 2)
 		for id := range stops + 2 {

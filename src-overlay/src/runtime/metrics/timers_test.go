@@ -195,7 +195,7 @@ func TestTimerMetricsWakeDeferrals(t *testing.T) {
 		policy string
 		defers bool
 	}{{"1ms", true}, {"0", false}} {
-		t.Setenv("GODEBUG", "timerslack="+c.policy)
+		t.Setenv("GODEBUG", "timerslackdefer=1,timerslack="+c.policy)
 		before := readTimerMetrics(t)
 		for range 10 {
 			var received atomic.Int32
@@ -209,9 +209,9 @@ func TestTimerMetricsWakeDeferrals(t *testing.T) {
 					}
 				}()
 			}
-			os.Setenv("GODEBUG", "timerslack=0")
+			os.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 			r.SetReadDeadline(time.Now().Add(2 * time.Millisecond))
-			os.Setenv("GODEBUG", "timerslack="+c.policy)
+			os.Setenv("GODEBUG", "timerslackdefer=1,timerslack="+c.policy)
 			<-done
 		}
 		after := readTimerMetrics(t)
@@ -239,7 +239,7 @@ func TestTimerMetricsSlack(t *testing.T) {
 		t.Skip("no timer slack without GOEXPERIMENT=timerslack")
 	}
 	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
-	os.Setenv("GODEBUG", "timerslack=300ms")
+	os.Setenv("GODEBUG", "timerslackdefer=1,timerslack=300ms")
 	const n, slack, spacing = 100, 300 * time.Millisecond, 2 * time.Millisecond
 	before := readTimerMetrics(t)
 	var fired sync.WaitGroup
@@ -277,7 +277,7 @@ func TestTimerMetricsSlackOnHeapEntry(t *testing.T) {
 		t.Skip("no timer slack without GOEXPERIMENT=timerslack")
 	}
 	defer os.Setenv("GODEBUG", os.Getenv("GODEBUG"))
-	os.Setenv("GODEBUG", "timerslack=1ms")
+	os.Setenv("GODEBUG", "timerslackdefer=1,timerslack=1ms")
 	const resets = 100
 	before := readTimerMetrics(t)
 	tm := time.NewTimer(time.Hour)

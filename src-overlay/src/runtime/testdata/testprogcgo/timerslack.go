@@ -76,13 +76,13 @@ func TimerSlackDeferralCgo() {
 		before := deferrals[0].Value.Uint64()
 		const d = 4 * time.Millisecond
 		due := time.Now().Add(d)
-		os.Setenv("GODEBUG", "timerslack=1ms")
+		os.Setenv("GODEBUG", "timerslackdefer=1,timerslack=1ms")
 		time.AfterFunc(d, f)
 		time.AfterFunc(d, f)
 		// The pass that fires them early in their windows: a read
 		// deadline with no slack due just after them, which readies no
 		// goroutine, since nothing reads.
-		os.Setenv("GODEBUG", "timerslack=0")
+		os.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 		r.SetReadDeadline(time.Now().Add(d))
 		at := <-started
 		<-done
