@@ -75,6 +75,14 @@ declare -A skips=(
 	# TestLongAdjustTimers bounds 5000 sleeping goroutines and a scheduler ping-pong by 60 s of
 	# wall time, which emulation passes on heap too; it runs natively in test-variant.sh.
 	[time]='^TestLongAdjustTimers$'
+	# qemu-user has no epoll_pwait2: slack's fallback waits in epoll_wait's milliseconds, rounded
+	# down into the window, so a sleep ends before pollUntil and findRunnable does not count it as
+	# a timer wakeup (0 of 5 under qemu, 5 of 5 natively; with timerslack=0, 4 of 5). The counter's
+	# gap on kernels without epoll_pwait2 is noted in docs/slack.md.
+	[runtime/metrics]='^TestTimerMetricsWakeups$'
+	# Under qemu-user the guard's timer signal (SIGEV_THREAD_ID, to sysmon's thread) reached sysmon
+	# in none of 7 rounds; natively it does. The guard's stress test still runs.
+	[runtime]='^TestTimerSlackDeferralKeepsDeadlines$'
 )
 
 export GOROOT=$tc PATH="$tc/bin:$PATH" GOTOOLCHAIN=local GOFLAGS= CGO_ENABLED=0

@@ -426,11 +426,21 @@ func TestTimerSlackGuardStress(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}()
-	time.Sleep(d)
+	// A P defers only while another is idle, which the load may not leave
+	// for a while (under emulation): run until a deferral was seen, or 5d.
+	ran := time.Duration(0)
+	for ran < 5*d {
+		time.Sleep(d)
+		ran += d
+		metrics.Read(deferrals)
+		if !TimerSlackGuarded() || deferrals[0].Value.Uint64() != before {
+			break
+		}
+	}
 	stop.Store(true)
 	wg.Wait()
 	metrics.Read(deferrals)
 	if TimerSlackGuarded() && deferrals[0].Value.Uint64() == before {
-		t.Errorf("no wakeup deferred in %v: the test did not exercise the guard", d)
+		t.Errorf("no wakeup deferred in %v: the test did not exercise the guard", ran)
 	}
 }
