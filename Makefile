@@ -124,12 +124,14 @@ cross-check: toolchains
 cross-check-full: toolchains
 	scripts/cross-check.sh --full
 
-# test-variants: Go's timer tests gate every toolchain of ours, once each, -short (--quick).
+# test-variants: Go's timer tests gate every toolchain of ours, once each, -short (--quick), and
+# slack's once more with its deferral on (the alias slack-defer), which is off by default.
 # test-variants-full: every toolchain's --full, pristine upstream's included: a control, since a
 # failure there is the machine's, not a variant's.
 GATE_TOOLCHAINS := $(filter-out upstream,$(TOOLCHAINS))
 test-variants: toolchains
 	for v in $(GATE_TOOLCHAINS); do scripts/test-variant.sh $$v --quick; done
+	scripts/test-variant.sh slack-defer --quick
 
 test-variants-full: toolchains
 	for v in $(TOOLCHAINS); do scripts/test-variant.sh $$v --full; done

@@ -112,11 +112,12 @@ func checkTimerWakeDefer(t *testing.T, now int64, name string, due int64, firing
 	}
 }
 
-// TestTimerSlackDeferOffMidPass checks that GODEBUG=timerslackdefer=0,
-// set or cleared during a pass of an M spinning, leaves that M the wakeup
-// it owes a goroutine the pass did not defer: set after a deferral began,
-// before a timer past its hard deadline fires; cleared after a timer with
-// little slack left fired undeferred, before one that defers.
+// TestTimerSlackDeferOffMidPass checks that GODEBUG=timerslackdefer,
+// turned off or on during a pass of an M spinning, leaves that M the
+// wakeup it owes a goroutine the pass did not defer: turned off after a
+// deferral began, before a timer past its hard deadline fires; turned on
+// after a timer with little slack left fired undeferred, before one that
+// defers.
 func TestTimerSlackDeferOffMidPass(t *testing.T) {
 	defer GOMAXPROCS(GOMAXPROCS(8)) // idle Ps to defer the wakeup of
 	now := Nanotime() + int64(time.Hour)
@@ -126,8 +127,8 @@ func TestTimerSlackDeferOffMidPass(t *testing.T) {
 		before, after string
 		first, second SlackFiring
 	}{
-		{"set mid-pass", "timerslackdefer=1", "timerslackdefer=0", SlackFiring{0, 500 * us}, SlackFiring{900 * us, 300 * us}},
-		{"cleared mid-pass", "timerslackdefer=0", "timerslackdefer=1", SlackFiring{0, 10 * us}, SlackFiring{0, 500 * us}},
+		{"turned off mid-pass", "timerslackdefer=1", "timerslackdefer=0", SlackFiring{0, 500 * us}, SlackFiring{900 * us, 300 * us}},
+		{"turned on mid-pass", "timerslackdefer=0", "timerslackdefer=1", SlackFiring{0, 10 * us}, SlackFiring{0, 500 * us}},
 	} {
 		t.Setenv("GODEBUG", c.before)
 		if TimerWakeSwitchMidPass(now, c.first, c.second, func() { os.Setenv("GODEBUG", c.after) }) {
@@ -140,6 +141,8 @@ func TestTimerSlackDeferOffMidPass(t *testing.T) {
 // of check, as a channel receive runs one that is due, defers nothing: no
 // pass will end the deferral or guard it.
 func TestTimerSlackFiredOutsidePass(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslackdefer=1") // or nothing would defer
+	defer GOMAXPROCS(GOMAXPROCS(8))          // idle Ps to defer the wakeup of
 	if outside, after := TimerWakeFiredOutsidePass(); outside || after {
 		t.Errorf("a timer fired outside a pass deferred its goroutine (%v), after a pass (%v)", outside, after)
 	}
