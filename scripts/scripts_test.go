@@ -483,6 +483,24 @@ func TestDeriveNeedsCurrentDonor(t *testing.T) {
 	}
 }
 
+// mustDeriveFromReleaseCmds builds variant, the first toolchain of the world, and checks that it
+// was derived from the release's commands: no make.bash, the commands installed twice, and a go
+// that names the variant, with exp (" X:EXPERIMENTS", or "") after its version.
+func (w *world) mustDeriveFromReleaseCmds(t *testing.T, variant, exp string) {
+	t.Helper()
+	r := w.mustRun(t, "build-toolchain.sh", variant)
+	if !strings.Contains(r.stdout, "for "+variant+", with the release's commands") {
+		t.Fatalf("%s was not derived from the release's commands:\n%s", variant, r.stdout)
+	}
+	if n, i := w.makeCount(t), w.count(t, "install.count"); n != 0 || i != 2 {
+		t.Fatalf("make.bash ran %d times and the commands were installed %d times, want 0 and 2", n, i)
+	}
+	out, err := exec.Command(w.path("build/toolchains/"+variant+"/bin/go"), "version").Output()
+	if want := "go version " + fakeVersion + "-timerlab." + variant + exp + " linux/amd64"; err != nil || strings.TrimSpace(string(out)) != want {
+		t.Fatalf("%s's go version = %q, %v; want %q", variant, out, err, want)
+	}
+}
+
 // TestDeriveUpstreamFromReleaseCmds checks that pristine upstream is derived from the release's
 // commands that fetch-go.sh keeps: the base's tree, unpatched, with those commands rebuilt twice and
 // its version rewritten, and no make.bash; that the release's commands are left as they were; and
@@ -490,17 +508,7 @@ func TestDeriveNeedsCurrentDonor(t *testing.T) {
 func TestDeriveUpstreamFromReleaseCmds(t *testing.T) {
 	w := newWorld(t)
 	w.makeBaseCmds(t)
-	r := w.mustRun(t, "build-toolchain.sh", "upstream")
-	if !strings.Contains(r.stdout, "for upstream, with the release's commands") {
-		t.Fatalf("upstream was not derived from the release's commands:\n%s", r.stdout)
-	}
-	if n, i := w.makeCount(t), w.count(t, "install.count"); n != 0 || i != 2 {
-		t.Fatalf("make.bash ran %d times and the commands were installed %d times, want 0 and 2", n, i)
-	}
-	out, err := exec.Command(w.path("build/toolchains/upstream/bin/go"), "version").Output()
-	if want := "go version " + fakeVersion + "-timerlab.upstream linux/amd64"; err != nil || strings.TrimSpace(string(out)) != want {
-		t.Fatalf("upstream's go version = %q, %v; want %q", out, err, want)
-	}
+	w.mustDeriveFromReleaseCmds(t, "upstream", "")
 	if got := w.read(t, "build/toolchains/upstream/src/runtime/time.go"); got != fakeTimeGo {
 		t.Errorf("upstream's tree was patched:\n%s", got)
 	}
@@ -510,7 +518,7 @@ func TestDeriveUpstreamFromReleaseCmds(t *testing.T) {
 	if !w.exists("build/toolchains/upstream/pkg/tool/linux_amd64/compile") {
 		t.Errorf("upstream's toolchain lacks the release's pkg/tool")
 	}
-	out, err = exec.Command(w.path("build/base/"+fakeVersion+"-cmds/bin/go"), "version").Output()
+	out, err := exec.Command(w.path("build/base/"+fakeVersion+"-cmds/bin/go"), "version").Output()
 	if want := "go version " + fakeVersion + " linux/amd64"; err != nil || strings.TrimSpace(string(out)) != want {
 		t.Errorf("the release's commands changed: go version = %q, %v", out, err)
 	}
@@ -521,7 +529,7 @@ func TestDeriveUpstreamFromReleaseCmds(t *testing.T) {
 	// Made: with TIMERLAB_DERIVE=0, and with the commands of another sum.
 	os.RemoveAll(w.path("build/toolchains/upstream"))
 	w.mustRun(t, "build-toolchain.sh", "upstream")
-	r = w.runEnv(t, []string{"TIMERLAB_DERIVE=0"}, "build-toolchain.sh", "upstream")
+	r := w.runEnv(t, []string{"TIMERLAB_DERIVE=0"}, "build-toolchain.sh", "upstream")
 	if r.code != 0 || !strings.Contains(r.stdout, "up to date") {
 		t.Fatalf("a derived upstream is not current under TIMERLAB_DERIVE=0:\n%s%s", r.stdout, r.stderr)
 	}
@@ -545,23 +553,13 @@ func TestDeriveUpstreamFromReleaseCmds(t *testing.T) {
 func TestDeriveSeriesFromReleaseCmds(t *testing.T) {
 	w := newWorld(t)
 	w.makeBaseCmds(t)
-	r := w.mustRun(t, "build-toolchain.sh", "wheel")
-	if !strings.Contains(r.stdout, "for wheel, with the release's commands") {
-		t.Fatalf("wheel was not derived from the release's commands:\n%s", r.stdout)
-	}
-	if n, i := w.makeCount(t), w.count(t, "install.count"); n != 0 || i != 2 {
-		t.Fatalf("make.bash ran %d times and the commands were installed %d times, want 0 and 2", n, i)
-	}
-	out, err := exec.Command(w.path("build/toolchains/wheel/bin/go"), "version").Output()
-	if want := "go version " + fakeVersion + "-timerlab.wheel X:timerwheel linux/amd64"; err != nil || strings.TrimSpace(string(out)) != want {
-		t.Fatalf("wheel's go version = %q, %v; want %q", out, err, want)
-	}
+	w.mustDeriveFromReleaseCmds(t, "wheel", " X:timerwheel")
 	if !w.exists("build/toolchains/wheel/src/runtime/timelab.go") {
 		t.Errorf("wheel's tree lacks its series' overlay")
 	}
 
 	w.write(t, "src-overlay/src/cmd/compile/timelab.go", "package compile\n")
-	r = w.run(t, "build-toolchain.sh", "heap")
+	r := w.run(t, "build-toolchain.sh", "heap")
 	if r.code == 0 || !strings.Contains(r.stderr, "changes src/cmd") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("a series that changes src/cmd: exit %d, stderr %q; want a failure in one line", r.code, r.stderr)
 	}
