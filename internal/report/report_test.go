@@ -142,6 +142,7 @@ func TestReportFindsBenchmarkOnOneCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(f, "pkg: timerlab/bench/timers\nBenchmarkStoppedBytes \t 1\t 58463487 ns/op\t %s kept-B/stopped\n", kept)
+		fmt.Fprintf(f, "BenchmarkStoppedBytesSelf \t 1\t 58463487 ns/op\t %s kept-B/stopped\n", kept)
 		f.Close()
 	}
 	r, err := report.LoadPartial(dir)

@@ -33,9 +33,9 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 				About: "Stop, from another P, of timers whose owner moves a crowd of 100K timers (the wheel's " +
 					"cascade of a full slot): quantiles of each Stop's time from when it was asked for"},
 			// StoppedBytes on one P, as golang/go#75935 reports it: see the benchmark.
-			{Name: "timers-stopped", Expect: []string{"StoppedBytes"}, Benchtime: pick(quick, "3x", "1x"), CPU: "1",
+			{Name: "timers-stopped", Expect: []string{"StoppedBytes", "StoppedBytesSelf"}, Benchtime: pick(quick, "3x", "1x"), CPU: "1",
 				About: "what a stopped AfterFunc keeps reachable: 20K stopped inside a heap of 120K, " +
-					"their functions holding 4 KiB each (golang/go#75935)"},
+					"their functions holding 4 KiB each, and referring to their Timer too (Self) (golang/go#75935)"},
 		}
 		if quick {
 			return sets
