@@ -424,3 +424,29 @@ func BenchmarkStopDuringCascade(b *testing.B) {
 	b.ReportMetric(float64(rank(0.50).Nanoseconds()), units.StopP50)
 	b.ReportMetric(float64(rank(0.99).Nanoseconds()), units.StopP99)
 }
+
+// BenchmarkCollectWithZombie is the price of heap-release (golang/go#75935's answer): one op is a
+// full collection, runtime.GC, with N timers live on one P and one of them stopped just before,
+// so that its heap holds a zombie. Under heap-release each collection first passes over that heap
+// to drop the zombie, holding its timers lock; elsewhere the zombie stays. In no set: run it with
+// a variant's toolchain, -test.cpu=1, to compare one toolchain's collections with another's.
+func BenchmarkCollectWithZombie(b *testing.B) {
+	for _, n := range []size{{"100K", 100_000}, {"1M", 1_000_000}} {
+		b.Run("N="+n.name, func(b *testing.B) {
+			live := make([]*time.Timer, n.n)
+			for i := range live {
+				live[i] = time.AfterFunc(time.Hour+time.Duration(i)*time.Millisecond, func() {})
+			}
+			defer stopAll(live)
+			runtime.GC()
+			for b.Loop() {
+				b.StopTimer()
+				i := rand.N(len(live))
+				live[i].Stop()
+				live[i] = time.AfterFunc(time.Hour+time.Duration(i)*time.Millisecond, func() {})
+				b.StartTimer()
+				runtime.GC()
+			}
+		})
+	}
+}
