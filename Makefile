@@ -7,11 +7,14 @@ SHELL := /bin/bash
 # TOOLCHAINS: the variants with a toolchain of their own; the aliases of variants.conf (series
 # @TARGET) run with their target's, so they are neither built nor tested on their own here.
 TOOLCHAINS := $(shell scripts/build-toolchain.sh --list)
+# COMPARISONS: variants built only to be measured against a candidate, outside the gate, the first
+# answer and the gate's exports: heap-release-alloc, the approach to golang/go#75935 that
+# heap-release was measured against (docs/upstream.md).
+COMPARISONS := heap-release-alloc
 # GATE_SKIP: toolchains that make test (GATE=1, for each of its steps) neither builds nor tests,
 # and make test-full does: timer-metrics, the metrics' CL series alone on pristine upstream, whose
-# counters and test every toolchain of the shared series carries; heap-release-alloc, the approach
-# to golang/go#75935 that heap-release was measured against (docs/upstream.md).
-GATE_SKIP := timer-metrics heap-release-alloc
+# counters and test every toolchain of the shared series carries; the comparisons.
+GATE_SKIP := timer-metrics $(COMPARISONS)
 ifeq ($(GATE),1)
 TOOLCHAINS := $(filter-out $(GATE_SKIP),$(TOOLCHAINS))
 endif
@@ -24,11 +27,11 @@ space := $(empty) $(empty)
 # single operations, the timers against N, deadline churn, the wakeups and their precision), which
 # hold the figures the report's verdict leads with. Its variants: those with a toolchain of their
 # own but pristine upstream (the noise control, in `make full`), the null floor (which runs only
-# the floor set, docs/benchmarks.md) and heap-release-alloc (heap-release's comparison, in `make
-# full`), and pwait2, upstream's proposal the slack variant is
+# the floor set, docs/benchmarks.md) and the comparisons (in `make full`), and pwait2, upstream's
+# proposal the slack variant is
 # measured against; the slack sweep's other points run in `make full`. README.md's table of the
 # commands gives its time. Its results go where `timerlab report` looks for them by default.
-FIRST_TOOLCHAINS := $(filter-out upstream null heap-release-alloc,$(TOOLCHAINS))
+FIRST_TOOLCHAINS := $(filter-out upstream null $(COMPARISONS),$(TOOLCHAINS))
 FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
 FIRST_RESULTS := $(or $(TIMERLAB_BUILD),build)/results-first
 
@@ -107,9 +110,8 @@ check-series: fetch
 # test-exports: each patch set exported as a CL series (scripts/export-cl.sh), applied with git am
 # onto pristine go1.27.4 and built with the release's commands (scripts/check-exports.sh).
 # test-exports-full: also vetted, with std built, and for five more ports.
-# The gate leaves out heap-release-alloc's export (a comparison, not a candidate); test-exports-full
-# checks every set.
-EXPORT_SETS := $(filter-out heap-release-alloc,$(notdir $(patsubst %/,%,$(wildcard patches/*/))))
+# The gate leaves out the comparisons' exports (not candidates); test-exports-full checks every set.
+EXPORT_SETS := $(filter-out $(COMPARISONS),$(shell source scripts/lib.sh && patch_sets))
 test-exports: fetch
 	scripts/check-exports.sh $(EXPORT_SETS)
 

@@ -433,9 +433,12 @@ func BenchmarkStopDuringCascade(b *testing.B) {
 func BenchmarkCollectWithZombie(b *testing.B) {
 	for _, n := range []size{{"100K", 100_000}, {"1M", 1_000_000}} {
 		b.Run("N="+n.name, func(b *testing.B) {
+			start := func(i int) *time.Timer {
+				return time.AfterFunc(time.Hour+time.Duration(i)*time.Millisecond, func() {})
+			}
 			live := make([]*time.Timer, n.n)
 			for i := range live {
-				live[i] = time.AfterFunc(time.Hour+time.Duration(i)*time.Millisecond, func() {})
+				live[i] = start(i)
 			}
 			defer stopAll(live)
 			runtime.GC()
@@ -443,7 +446,7 @@ func BenchmarkCollectWithZombie(b *testing.B) {
 				b.StopTimer()
 				i := rand.N(len(live))
 				live[i].Stop()
-				live[i] = time.AfterFunc(time.Hour+time.Duration(i)*time.Millisecond, func() {})
+				live[i] = start(i)
 				b.StartTimer()
 				runtime.GC()
 			}
