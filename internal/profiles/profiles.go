@@ -4,6 +4,7 @@ package profiles
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path"
@@ -26,6 +27,7 @@ const (
 // Analysis is one profile's breakdown. Shares are fractions of the profile's total CPU time.
 type Analysis struct {
 	TotalNanos int64
+	Samples    int64 // how many samples the shares rest on
 	Timer      float64
 	Clock      float64
 	Netpoll    float64
@@ -48,16 +50,22 @@ func Load(file string) (*profile.Profile, error) {
 
 // Analyze attributes every sample of p to one category and sums the shares.
 func Analyze(p *profile.Profile) Analysis {
-	idx := cpuIndex(p)
+	idx, cnt := cpuIndex(p), countIndex(p)
 	a := Analysis{Flat: map[string]float64{}}
 	byCat := map[Category]int64{}
 	for _, s := range p.Sample {
 		v := s.Value[idx]
 		a.TotalNanos += v
+		if cnt >= 0 {
+			a.Samples += s.Value[cnt]
+		}
 		byCat[Classify(s)] += v
 		if leaf := frames(s); len(leaf) > 0 {
 			a.Flat[leaf[0].Function.Name] += float64(v)
 		}
+	}
+	if cnt < 0 && p.Period > 0 {
+		a.Samples = a.TotalNanos / p.Period
 	}
 	if a.TotalNanos == 0 {
 		return a
@@ -80,6 +88,56 @@ func cpuIndex(p *profile.Profile) int {
 		}
 	}
 	return len(p.SampleType) - 1
+}
+
+// countIndex returns the index of the sample count value, or -1 if the profile has none.
+func countIndex(p *profile.Profile) int {
+	for i, st := range p.SampleType {
+		if st.Type == "samples" {
+			return i
+		}
+	}
+	return -1
+}
+
+// The rule for what a profile's samples support. A share is x of n samples. Its 95% interval is
+// Agresti and Coull's: p̃ ± 1.96·√(p̃(1−p̃)/(n+4)) with p̃ = (x+2)/(n+4), which, unlike the plain
+// normal one, is not zero wide at a share of 0. The report prints a profile's shares only when it
+// has at least MinSamples samples (there a 10% share is known to about ±6 points), each with that
+// half-width. It lists a function as differing from the baseline only where the two shares differ
+// beyond DiffZ standard errors of their difference (Agresti and Caffo's: one sample added to and
+// one kept from each profile). DiffZ is 3.29, a 99.9% interval, not 1.96: a profile holds hundreds
+// of functions, and at 95% one in twenty would differ by chance.
+
+// MinSamples is the fewest samples a profile needs for its shares to be shown.
+const MinSamples = 100
+
+// DiffZ is how many standard errors apart two shares must be to differ.
+const DiffZ = 3.29
+
+// Supported reports whether a's shares rest on enough samples to be shown.
+func (a Analysis) Supported() bool { return a.Samples >= MinSamples }
+
+// HalfWidth is the half-width of the 95% interval of a share p of n samples.
+func HalfWidth(p float64, n int64) float64 {
+	if n <= 0 {
+		return math.Inf(1)
+	}
+	m := float64(n) + 4
+	q := (p*float64(n) + 2) / m
+	return 1.96 * math.Sqrt(q*(1-q)/m)
+}
+
+// Differs reports whether share p1 of n1 samples and share p2 of n2 differ by more than DiffZ
+// standard errors of their difference.
+func Differs(p1 float64, n1 int64, p2 float64, n2 int64) bool {
+	if n1 <= 0 || n2 <= 0 {
+		return false
+	}
+	m1, m2 := float64(n1)+2, float64(n2)+2
+	q1, q2 := (p1*float64(n1)+1)/m1, (p2*float64(n2)+1)/m2
+	se := math.Sqrt(q1*(1-q1)/m1 + q2*(1-q2)/m2)
+	return math.Abs(q1-q2) > DiffZ*se
 }
 
 // Classify attributes a sample to the first category met walking its stack from the leaf through
@@ -137,11 +195,17 @@ func frames(s *profile.Sample) []profile.Line {
 type Diff struct {
 	Function string
 	Shares   []float64 // per variant, in the order given to TopDiffs
+	Differs  []bool    // per variant: its share differs from the first's beyond the interval (Differs)
 }
 
-// TopDiffs returns the n functions whose flat share differs most between any variant and the
-// first (the baseline), largest difference first.
+// TopDiffs returns at most n functions whose flat share in some variant differs from the first's
+// (the baseline's) beyond the interval of Differs, largest such difference first. Variants whose
+// profile is not Supported take no part: with the baseline unsupported, there are none.
 func TopDiffs(byVariant []Analysis, n int) []Diff {
+	if len(byVariant) < 2 || !byVariant[0].Supported() {
+		return nil
+	}
+	base := byVariant[0]
 	fns := map[string]bool{}
 	for _, a := range byVariant {
 		for fn := range a.Flat {
@@ -149,35 +213,55 @@ func TopDiffs(byVariant []Analysis, n int) []Diff {
 		}
 	}
 	var diffs []Diff
+	var widest []float64
 	for fn := range fns {
 		d := Diff{Function: fn}
-		for _, a := range byVariant {
+		w := 0.0
+		for i, a := range byVariant {
 			d.Shares = append(d.Shares, a.Flat[fn])
+			differs := i > 0 && a.Supported() && Differs(base.Flat[fn], base.Samples, a.Flat[fn], a.Samples)
+			d.Differs = append(d.Differs, differs)
+			if differs {
+				w = math.Max(w, math.Abs(a.Flat[fn]-base.Flat[fn]))
+			}
 		}
-		diffs = append(diffs, d)
+		if w > 0 {
+			diffs = append(diffs, d)
+			widest = append(widest, w)
+		}
 	}
-	sort.Slice(diffs, func(i, j int) bool {
-		si, sj := spread(diffs[i]), spread(diffs[j])
-		if si != sj {
-			return si > sj
+	order := make([]int, len(diffs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if widest[a] != widest[b] {
+			return widest[a] > widest[b]
 		}
-		return diffs[i].Function < diffs[j].Function
+		return diffs[a].Function < diffs[b].Function
 	})
-	if len(diffs) > n {
-		diffs = diffs[:n]
+	out := make([]Diff, 0, min(n, len(order)))
+	for _, i := range order[:min(n, len(order))] {
+		out = append(out, diffs[i])
 	}
-	return diffs
+	return out
 }
 
-// spread is the largest difference of a share from the baseline's; with the baseline alone, its
-// share.
-func spread(d Diff) float64 {
-	if len(d.Shares) == 1 {
-		return d.Shares[0]
+// WriteDiff writes to w the profile p less base, as `go tool pprof -diff_base` forms it: base's
+// samples negated and labelled pprof::base, so that pprof reads shares against base's total.
+func WriteDiff(w io.Writer, base, p *profile.Profile) error {
+	b := base.Copy()
+	for _, s := range b.Sample {
+		if s.Label == nil {
+			s.Label = map[string][]string{}
+		}
+		s.Label["pprof::base"] = []string{"true"}
 	}
-	m := 0.0
-	for _, s := range d.Shares[1:] {
-		m = math.Max(m, math.Abs(s-d.Shares[0]))
+	b.Scale(-1)
+	d, err := profile.Merge([]*profile.Profile{p.Copy(), b})
+	if err != nil {
+		return err
 	}
-	return m
+	return d.Write(w)
 }

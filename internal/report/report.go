@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"timerlab/internal/atomicfile"
@@ -331,15 +332,28 @@ func (r *Report) writeProfiles(b *bytes.Buffer) {
 	}
 	b.WriteString("## CPU profiles\n\n")
 	b.WriteString("One extra `-count=1` run per variant and set with `-cpuprofile` (profiles/VARIANT/SET.pb.gz). " +
-		profileCategories + "\n\n")
+		profileCategories + " " + profileRule + "\n\n")
 	r.writeShares(b, sets, "###")
+}
+
+// profileRule says when the report shows a share; profiles.MinSamples and profiles.Differs apply it.
+var profileRule = fmt.Sprintf("A share is shown with its 95%% interval (Agresti-Coull), and only for a profile "+
+	"of at least %d samples (—: fewer). A function is listed as differing from the baseline only where some "+
+	"variant's share differs from the baseline's by more than %.2f standard errors of the difference (a 99.9%% "+
+	"interval: a profile holds hundreds of functions); a share that does not is marked ~.",
+	profiles.MinSamples, profiles.DiffZ)
+
+// DiffProfilePath is where WriteDiffProfiles puts variant's profile of set less the baseline's,
+// relative to the results directory.
+func DiffProfilePath(variant, set string) string {
+	return filepath.Join("profiles-diff", variant, set+".pb.gz")
 }
 
 // writeShares writes the timer, clock and netpoll shares of the profiles of sets, one row per set
 // and variant that ran it, then, under a heading of level, the functions whose flat share differs
 // most from the baseline's, for the variants that are not aliases.
 func (r *Report) writeShares(b *bytes.Buffer, sets []string, level string) {
-	b.WriteString("| set | variant | timer | clock | netpoll |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("| set | variant | samples | timer | clock | netpoll |\n| --- | --- | --- | --- | --- | --- |\n")
 	complete := map[string][]profiles.Analysis{} // sets profiled with every variant of their main table
 	for _, set := range sets {
 		main, _ := r.setVariants(set)
@@ -347,13 +361,13 @@ func (r *Report) writeShares(b *bytes.Buffer, sets []string, level string) {
 		for _, v := range r.ran(set) {
 			a, err := r.analyze(v, set)
 			if err != nil { // a gap of a partial report, which it lists
-				writeRow(b, set, v, "—", "—", "—")
+				writeRow(b, set, v, "—", "—", "—", "—")
 				continue
 			}
 			if slices.Contains(main, v) {
 				analyses = append(analyses, a)
 			}
-			writeRow(b, set, v, pct(a.Timer), pct(a.Clock), pct(a.Netpoll))
+			writeRow(b, set, v, strconv.FormatInt(a.Samples, 10), share(a.Timer, a), share(a.Clock, a), share(a.Netpoll, a))
 		}
 		if len(analyses) == len(main) {
 			complete[set] = analyses
@@ -364,12 +378,35 @@ func (r *Report) writeShares(b *bytes.Buffer, sets []string, level string) {
 		return
 	}
 	b.WriteString(level + " Functions whose flat CPU share differs most from " + r.Variants[0] + "\n\n")
+	example := ""
 	for _, set := range sets {
-		if analyses, ok := complete[set]; ok {
-			main, _ := r.setVariants(set)
-			writeDiffs(b, set, main, profiles.TopDiffs(analyses, 8))
+		analyses, ok := complete[set]
+		if !ok {
+			continue
+		}
+		main, _ := r.setVariants(set)
+		if diffs := profiles.TopDiffs(analyses, 8); len(diffs) > 0 {
+			writeDiffs(b, set, main, diffs)
+		} else {
+			fmt.Fprintf(b, "`%s`: no function's share differs from %s's beyond the interval.\n\n", set, r.Variants[0])
+		}
+		if example == "" && len(main) > 1 {
+			example = DiffProfilePath(main[1], set)
 		}
 	}
+	if example != "" {
+		fmt.Fprintf(b, "Each variant's profile less %s's, as `go tool pprof -diff_base` forms it, is in the results "+
+			"directory (%s) as profiles-diff/VARIANT/SET.pb.gz (`timerlab report` writes it); one opens with "+
+			"`go tool pprof -http=: %s`.\n\n", r.Variants[0], filepath.Base(r.Dir), filepath.ToSlash(example))
+	}
+}
+
+// share is a share of a's profile with its 95% interval, or — where a has too few samples.
+func share(p float64, a profiles.Analysis) string {
+	if !a.Supported() {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f ± %.1f%%", 100*p, 100*profiles.HalfWidth(p, a.Samples))
 }
 
 // analyze reads and analyses the profile of variant running set.
@@ -387,12 +424,57 @@ func writeDiffs(b *bytes.Buffer, set string, variants []string, diffs []profiles
 		strings.Repeat(" --- |", len(variants)+1))
 	for _, d := range diffs {
 		row := []string{"`" + d.Function + "`"}
-		for _, s := range d.Shares {
-			row = append(row, pct(s))
+		for i, s := range d.Shares {
+			c := pct(s)
+			if i > 0 && !d.Differs[i] {
+				c += " ~"
+			}
+			row = append(row, c)
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
 	b.WriteString("\n")
+}
+
+// WriteDiffProfiles writes, for each set profiled with every variant of its main table, each
+// variant's profile less the baseline's to DiffProfilePath in the results directory, and the same
+// for the matrix of golang.org/x/benchmarks LoadXBench added. It returns how many it wrote.
+func (r *Report) WriteDiffProfiles() (int, error) {
+	n := 0
+	for _, x := range []*Report{r, r.xbench} {
+		if x == nil {
+			continue
+		}
+		for _, set := range x.Spec.Sets {
+			main, _ := x.setVariants(set)
+			if len(main) < 2 || !x.Spec.Profiled(set) {
+				continue
+			}
+			base, err := profiles.Load(filepath.Join(x.Dir, results.ProfilePath(main[0], set)))
+			if err != nil {
+				continue // a gap of a partial report
+			}
+			for _, v := range main[1:] {
+				p, err := profiles.Load(filepath.Join(x.Dir, results.ProfilePath(v, set)))
+				if err != nil {
+					continue
+				}
+				var buf bytes.Buffer
+				if err := profiles.WriteDiff(&buf, base, p); err != nil {
+					return n, fmt.Errorf("%s less %s on %s: %v", v, main[0], set, err)
+				}
+				file := filepath.Join(x.Dir, DiffProfilePath(v, set))
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					return n, err
+				}
+				if err := atomicfile.WriteFile(file, buf.Bytes()); err != nil {
+					return n, err
+				}
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 func (r *Report) writeWarnings(b *bytes.Buffer) {
@@ -462,6 +544,13 @@ func Render(l lab.Layout, dir, docs, xbench string, partial bool, log io.Writer)
 		fmt.Fprintln(log, "timerlab: partial:", p)
 	}
 	err = r.Write(docs)
+	if err == nil {
+		var n int
+		n, err = r.WriteDiffProfiles()
+		if err == nil && n > 0 {
+			fmt.Fprintf(log, "timerlab: wrote %d difference profiles under %s\n", n, filepath.Join(dir, "profiles-diff"))
+		}
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintln(log, "timerlab: warning:", w)
 	}

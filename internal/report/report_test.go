@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"timerlab/internal/lab"
+	"timerlab/internal/profiles"
 	"timerlab/internal/report"
 	"timerlab/internal/verify"
 )
@@ -187,7 +188,7 @@ func TestReportOfVariantOnSomeSets(t *testing.T) {
 	if len(r.Warnings) > 0 || len(r.Partial) > 0 {
 		t.Errorf("warnings about sets upstream did not run: %q, %q", r.Warnings, r.Partial)
 	}
-	if strings.Contains(md, "| timers | upstream |") || !regexp.MustCompile(`\| wakeups \| upstream \| [0-9.]+% \|`).MatchString(md) {
+	if strings.Contains(md, "| timers | upstream |") || !regexp.MustCompile(`\| wakeups \| upstream \| [0-9]+ \| (`+shareRE+`) \|`).MatchString(md) {
 		t.Errorf("profile shares: want upstream on wakeups alone:\n%s", md)
 	}
 	if !strings.Contains(md, "### timers\n\n| benchmark | unit | heap |\n") {
@@ -287,7 +288,8 @@ func TestXBenchSection(t *testing.T) {
 		"| sweet-etcd | heap |",
 		"| sweet-controls | upstream |",
 		"| bent | heap |",
-		"`sweet-etcd`:\n\n| function | heap | upstream |",
+		"`sweet-etcd`: no function's share differs",
+		"`bent`:\n\n| function | heap | upstream |",
 	} {
 		j := strings.Index(section, want)
 		if j < 0 {
@@ -305,7 +307,7 @@ func TestXBenchSection(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"heap", "upstream"} {
-		if !regexp.MustCompile(`\| sweet-etcd \| ` + v + ` \| [0-9.]+% \| [0-9.]+% \| [0-9.]+% \|`).MatchString(section) {
+		if !regexp.MustCompile(`\| sweet-etcd \| ` + v + ` \| [0-9]+ \| (` + shareRE + `) \| (` + shareRE + `) \| (` + shareRE + `) \|`).MatchString(section) {
 			t.Errorf("no profile shares of sweet-etcd for %s:\n%s", v, section)
 		}
 	}
@@ -372,4 +374,49 @@ func writeResults(t *testing.T, r *report.Report, docs string) string {
 		t.Fatal(err)
 	}
 	return string(md)
+}
+
+// shareRE matches a profile share as the report prints it: with its interval, or — where the
+// profile has too few samples.
+const shareRE = `[0-9.]+ ± [0-9.]+%|—`
+
+// WriteDiffProfiles writes, for upstream against heap, one profile per profiled set into the
+// results directory, each upstream's samples less heap's, which pprof reads.
+func TestWriteDiffProfiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "results")
+	if err := os.CopyFS(dir, os.DirFS("testdata/results")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := r.WriteDiffProfiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 {
+		t.Errorf("wrote %d difference profiles, want 6 (upstream on each of six sets)", n)
+	}
+	for _, set := range []string{"std-time", "timers", "wakeups"} {
+		f := filepath.Join(dir, report.DiffProfilePath("upstream", set))
+		p, err := profiles.Load(f)
+		if err != nil {
+			t.Fatalf("%s: %v", set, err)
+		}
+		var base, other int
+		for _, s := range p.Sample {
+			if len(s.Label["pprof::base"]) > 0 {
+				base++
+			} else {
+				other++
+			}
+		}
+		if base == 0 || other == 0 {
+			t.Errorf("%s: %d base samples and %d of upstream, want both", set, base, other)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, report.DiffProfilePath("heap", "timers"))); err == nil {
+		t.Error("a difference profile of the baseline against itself")
+	}
 }

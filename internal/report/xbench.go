@@ -106,7 +106,8 @@ func (r *Report) writeXBench(b *bytes.Buffer) {
 	b.WriteString("### CPU profiles\n\n")
 	b.WriteString("One more run per variant and set, with sweet's cpuprofile diagnostic (etcd: the profiles of the three " +
 		"servers, fetched over their pprof endpoints) or bent's cpuprofile wrapper (a profile per test binary), merged " +
-		"into profiles/VARIANT/SET.pb.gz: `go tool pprof -top profiles/heap/sweet-etcd.pb.gz`. " + profileCategories + "\n\n")
+		"into profiles/VARIANT/SET.pb.gz: `go tool pprof -top profiles/heap/sweet-etcd.pb.gz`. " + profileCategories + " " +
+		profileRule + "\n\n")
 	x.writeShares(b, sets, "####")
 	if x != r { // the warnings writeShares added about x's profiles
 		r.Warnings = append(r.Warnings, x.Warnings...)
