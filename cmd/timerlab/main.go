@@ -22,6 +22,7 @@ import (
 	"timerlab/internal/lab"
 	"timerlab/internal/report"
 	"timerlab/internal/selection"
+	"timerlab/internal/suite"
 	"timerlab/internal/verify"
 	"timerlab/internal/xbench"
 )
@@ -37,8 +38,8 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"bench", "[--quick] [--sets a,b|headline] [--variants a,b] [--sweep-sets a,b|all] [--rounds N] [--count N] " +
-			"[--timeout D] [--out DIR] [--build-only | --prebuilt]",
+		{"bench", "[--quick] [--sets a,b|headline] [--pkg PKG,PKG@VERSION,./DIR [--bench REGEXP]] [--variants a,b] " +
+			"[--sweep-sets a,b|all] [--rounds N] [--count N] [--timeout D] [--out DIR] [--build-only | --prebuilt]",
 			"run the matrix of variants × benchmark sets × rounds into a results directory (resumable)", benchCmd},
 		{"report", "[--results DIR] [--docs DIR] [--xbench DIR|none] [--partial]",
 			"render docs/results.md and docs/results/*.svg from a results directory", reportCmd},
@@ -47,8 +48,8 @@ func init() {
 		{"configs", "[--variants a,b] [--out DIR] [--cpuprofile=false]",
 			"write bent and sweet configuration files for the toolchains", configsCmd},
 		{"xbench", "", "install sweet and bent (golang.org/x/benchmarks) and etcd's source at xbench.conf's pin", xbenchCmd},
-		{"instr", "[--variants a,b] [--pkg PKG] [--bench a,b] [--rounds N] [--n N] [--out DIR] [--valgrind CMD]",
-			"compare instructions per op of a std package's benchmarks under cachegrind", instrCmd},
+		{"instr", "[--variants a,b] [--pkg PKG|PKG@VERSION|./DIR] [--bench REGEXP] [--rounds N] [--n N] [--out DIR] " +
+			"[--valgrind CMD]", "compare instructions per op of a package's benchmarks under cachegrind", instrCmd},
 		{"help", "[COMMAND]", "this synopsis, or a command's flags", helpCmd},
 	}
 }
@@ -317,6 +318,11 @@ func benchCmd(ctx context.Context, args []string) error {
 	variantList := listFlag(fs, "variants", nil, "comma-separated variants (default: all of variants.conf)")
 	setList := listFlag(fs, "sets", nil, "comma-separated benchmark sets, or headline for the first answer's "+
 		"(default: all of the mode but those that run only when named)")
+	pkgList := listFlag(fs, "pkg", nil, "comma-separated packages whose benchmarks make a set each, named "+
+		"pkg-PATH (after --sets' sets; alone without --sets): a std package (net/http), a module's package at a "+
+		"version (golang.org/x/net/http2@v0.30.0, through the module proxy), or a directory of a local module "+
+		"(/path or ./path)")
+	bench := fs.String("bench", ".", "the -test.bench pattern of --pkg's sets (as go test -bench takes it)")
 	sweepList := listFlag(fs, "sweep-sets", nil, "comma-separated sets the alias variants (series @TARGET) run on, "+
 		"or all (default: the sets marked as sensitive to timer slack: wakeups)")
 	out := fs.String("out", "", "results directory (default: $TIMERLAB_BUILD/results, or results-quick; "+
@@ -341,13 +347,18 @@ func benchCmd(ctx context.Context, args []string) error {
 		return usagef("--timeout %v: want a duration above 0, such as 15m", *timeout)
 	case *buildOnly && *prebuilt:
 		return usagef("--build-only and --prebuilt: want one of them")
+	case set["bench"] && len(pkgList.names) == 0:
+		return usagef("--bench selects the benchmarks of --pkg's packages: name them with --pkg")
+	}
+	if err := suite.CheckPattern(*bench); err != nil {
+		return usagef("--bench: %v", err)
 	}
 	l, err := checkout()
 	if err != nil {
 		return err
 	}
 	if *out == "" {
-		*out = experiment.DefaultOut(l, *quick, setList.names)
+		*out = experiment.DefaultOut(l, *quick, setList.names, len(pkgList.names) > 0)
 	}
 	if *prebuilt {
 		if shaping := matrixFlags(fs); len(shaping) > 0 {
@@ -357,7 +368,7 @@ func benchCmd(ctx context.Context, args []string) error {
 	}
 	return experiment.Bench(ctx, l, experiment.Options{Quick: *quick, Variants: variantList.names,
 		Sets: setList.names, SweepSets: sweepList.names, Rounds: *rounds, Count: *count,
-		Timeout: *timeout, BuildOnly: *buildOnly, Log: logOut}, *out)
+		Timeout: *timeout, BuildOnly: *buildOnly, Packages: pkgList.names, Bench: *bench, Log: logOut}, *out)
 }
 
 // benchHelp lists what bench -h says after its flags: the names --sets and --variants take.
@@ -449,9 +460,10 @@ func xbenchCmd(ctx context.Context, args []string) error {
 func instrCmd(ctx context.Context, args []string) error {
 	fs := newFlags("instr", nil)
 	variantList := listFlag(fs, "variants", []string{"heap", "upstream"}, "comma-separated variants, the first the baseline")
-	pkg := fs.String("pkg", "time", "the std package whose benchmarks run")
-	benchList := listFlag(fs, "bench", experiment.DefaultInstrBench, "comma-separated benchmark names "+
-		"(BenchmarkX or BenchmarkX/sub); a benchmark with sub-benchmarks is measured per sub-benchmark")
+	pkg := fs.String("pkg", "time", "the package whose benchmarks run, as bench --pkg takes one: a std package, "+
+		"a module's package at a version (PATH@VERSION), or a directory of a local module (/path or ./path)")
+	bench := fs.String("bench", experiment.DefaultInstrBench, "the -test.bench pattern (as go test -bench takes it); "+
+		"a benchmark with sub-benchmarks is measured per sub-benchmark (default: time's timer benchmarks)")
 	rounds := fs.Int("rounds", 6, "measurements per benchmark and variant, interleaved round-robin, at least 1")
 	n := fs.Int("n", 0, fmt.Sprintf("iterations of the shorter run, the longer one runs 2N (default: per benchmark, "+
 		"what takes about %v natively)", instr.Target))
@@ -462,6 +474,9 @@ func instrCmd(ctx context.Context, args []string) error {
 	}
 	if *rounds < 1 {
 		return usagef("--rounds %d: want 1 or more", *rounds)
+	}
+	if err := suite.CheckPattern(*bench); err != nil {
+		return usagef("--bench: %v", err)
 	}
 	if *n != 0 && *n < instr.MinN {
 		return usagef("--n %d: want %d or more, or 0 for each benchmark's own", *n, instr.MinN)
@@ -474,7 +489,7 @@ func instrCmd(ctx context.Context, args []string) error {
 		*out = l.InstrResults()
 	}
 	return experiment.Instr(ctx, l, experiment.InstrOptions{Variants: variantList.names, Pkg: *pkg,
-		Bench: benchList.names, Rounds: *rounds, N: *n, Valgrind: *valgrind, Log: logOut, Report: helpOut}, *out)
+		Bench: *bench, Rounds: *rounds, N: *n, Valgrind: *valgrind, Log: logOut, Report: helpOut}, *out)
 }
 
 func verifyCmd(_ context.Context, args []string) error {

@@ -45,6 +45,40 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
+// TestBenchPackage runs a local module's benchmark as a set of its own with two fake toolchains,
+// then report and verify of what it wrote: the report names the set after the package.
+func TestBenchPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs benchmarks")
+	}
+	build := labtest.FakeBuild(t, "heap", "upstream")
+	mod := t.TempDir()
+	for f, text := range map[string]string{
+		"go.mod":       "module example.com/mine\n\ngo 1.22\n",
+		"mine.go":      "package mine\n",
+		"mine_test.go": "package mine\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkStopTimer(b *testing.B) {\n\tfor range b.N {\n\t\ttime.AfterFunc(time.Hour, func() {}).Stop()\n\t}\n}\n",
+	} {
+		os.WriteFile(filepath.Join(mod, f), []byte(text), 0o644)
+	}
+	out, docs := filepath.Join(build, "results-pkg"), filepath.Join(build, "docs")
+	bench := []string{"--pkg", mod, "--bench", "StopTimer", "--variants", "heap,upstream", "--rounds", "1", "--out", out}
+	if err := benchCmd(t.Context(), bench); err != nil {
+		t.Fatal(err)
+	}
+	if err := reportCmd(t.Context(), []string{"--results", out, "--docs", docs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyCmd(t.Context(), []string{out, "--docs", docs}); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(docs, "results.md"))
+	for _, want := range []string{"pkg-example-com-mine", "| StopTimer-"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
 // TestHelp checks that timerlab alone, help, -h and --help print the synopsis of every command, to
 // stdout when asked for (exit 0) and to stderr when no command was given (exit 2); that help
 // COMMAND and COMMAND -h print the command's flags, help -h and help help help's own; and that
@@ -149,6 +183,7 @@ func TestRefusedCommandLines(t *testing.T) {
 		{[]string{"bench", "--variants", "null", "--sets", "timers"}, "timerlab bench: --variants: no variant left to run: " +
 			"null (the null floor: its AfterFunc timers never fire) runs only on the sets floor, none of them selected"},
 		{[]string{"bench", "--build-only", "--sets", "bent"}, "timerlab bench: --build-only: bent: sweet and bent build and run in one step"},
+		{[]string{"bench", "--bench", "Stop"}, "timerlab bench: --bench selects the benchmarks of --pkg's packages: name them with --pkg"},
 		{[]string{"report", "build/results"}, `timerlab report: unexpected argument "build/results"`},
 		{[]string{"configs", "x"}, `timerlab configs: unexpected argument "x"`},
 		{[]string{"configs", "--variants", "ghost,spook"}, `timerlab configs: --variants: unknown variants "ghost" and "spook"`},
@@ -156,7 +191,8 @@ func TestRefusedCommandLines(t *testing.T) {
 		{[]string{"xbench", "now"}, `timerlab xbench: unexpected argument "now"`},
 		{[]string{"instr", "--rounds", "0"}, "timerlab instr: --rounds 0: want 1 or more"},
 		{[]string{"instr", "--variants", "heap,nosuch"}, `timerlab instr: --variants: unknown variant "nosuch"`},
-		{[]string{"instr", "--bench", ","}, `timerlab instr: --bench ",": names nothing`},
+		{[]string{"instr", "--bench", "Reset/a("}, `timerlab instr: --bench: -test.bench pattern "Reset/a(": error parsing regexp`},
+		{[]string{"bench", "--pkg", "time", "--bench", "a["}, `timerlab bench: --bench: -test.bench pattern "a[": error parsing regexp`},
 		{[]string{"verify"}, "timerlab verify: want one results directory, got 0 (usage: timerlab verify [--docs DIR] RESULTS_DIR)"},
 		{[]string{"verify", "a", "b"}, "timerlab verify: want one results directory, got 2: a b (usage: timerlab verify [--docs DIR] RESULTS_DIR)"},
 		{[]string{"verify", "a", "--docs", "d", "b"}, "timerlab verify: want one results directory, got 2: a b"},

@@ -41,13 +41,21 @@ type Options struct {
 	Rounds    int      // 0: 6, or 3 for Quick
 	Count     int      // -test.count of a run cell
 	Timeout   time.Duration
-	BuildOnly bool      // build the test binaries and stop
-	Log       io.Writer // progress and warnings
+	BuildOnly bool // build the test binaries and stop
+	// Packages are the packages whose benchmarks make sets of their own (resolvePackages says
+	// how each is named), after those Sets names; with no Sets, the matrix runs them alone.
+	Packages []string
+	Bench    string    // the -test.bench pattern of Packages' sets
+	Log      io.Writer // progress and warnings
 }
 
 // DefaultOut is where the matrix of sets goes unless the command names a directory: the layout's
-// results directory of the mode, or, for sets of golang.org/x/benchmarks alone, their own.
-func DefaultOut(l lab.Layout, quick bool, sets []string) string {
+// results directory of the mode, or, for sets of golang.org/x/benchmarks alone or of packages
+// alone (with packages, timerlab bench --pkg), their own.
+func DefaultOut(l lab.Layout, quick bool, sets []string, packages bool) string {
+	if packages && len(sets) == 0 {
+		return filepath.Join(l.Build, "results-pkg")
+	}
 	if s, err := selection.Sets(quick, sets); err == nil && len(s) == len(selection.XBench(s)) {
 		return l.XBenchResults()
 	}
@@ -74,7 +82,9 @@ type experiment struct {
 	plans map[string]instr.Plan
 	// gomaxprocs is the GOMAXPROCS the binaries set themselves (1 for counts); 0: the machine's.
 	gomaxprocs int
-	log        io.Writer
+	// pkgs are the sets of timerlab bench --pkg, whose packages the spec records.
+	pkgs []pkgSet
+	log  io.Writer
 }
 
 // mode is what env.json and the raw files record of the matrix: full, quick, or instr.
@@ -128,8 +138,12 @@ func Prebuilt(ctx context.Context, l lab.Layout, out string, timeout time.Durati
 				"run from a checkout of the commit that built it", v.Name, v.Godebug, out, info.GODEBUG)
 		}
 	}
-	if e.sets, err = selection.Sets(spec.Quick, spec.Sets); err != nil {
-		return fmt.Errorf("--prebuilt: %s/matrix.json: %v", out, err)
+	for _, name := range spec.Sets {
+		s, ok := spec.Set(name)
+		if !ok {
+			return fmt.Errorf("--prebuilt: %s/matrix.json: benchmark set %q unknown to this timerlab", out, name)
+		}
+		e.sets = append(e.sets, s)
 	}
 	if xb := selection.XBench(e.sets); len(xb) > 0 {
 		return fmt.Errorf("--prebuilt: %s: sweet and bent build and run in one step, where the toolchains are",
@@ -145,13 +159,23 @@ func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
 	if err != nil {
 		return nil, err
 	}
+	var pkgs []pkgSet
+	var extra []suite.Set
+	if len(o.Packages) > 0 {
+		if pkgs, err = planPackages(ctx, l, all, o); err != nil {
+			return nil, err
+		}
+		for _, ps := range pkgs {
+			extra = append(extra, ps.pkg.Set(ps.name))
+		}
+	}
 	m, err := selection.Choose(all, selection.Request{Quick: o.Quick, Variants: o.Variants, Sets: o.Sets,
-		SweepSets: o.SweepSets}, orDiscard(o.Log))
+		SweepSets: o.SweepSets, Extra: extra}, orDiscard(o.Log))
 	if err != nil {
 		return nil, err
 	}
 	e := &experiment{layout: l, quick: o.Quick, buildOnly: o.BuildOnly, log: orDiscard(o.Log),
-		variants: m.Variants, sets: m.Sets, only: m.Only}
+		variants: m.Variants, sets: m.Sets, only: m.Only, pkgs: pkgs}
 	if xb := selection.XBench(e.sets); o.BuildOnly && len(xb) > 0 {
 		return nil, selection.Errorf("--build-only: %s: sweet and bent build and run in one step, where the toolchains are",
 			strings.Join(xb, ", "))
@@ -167,6 +191,35 @@ func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
 	return e, nil
 }
 
+// planPackages resolves o.Packages (resolvePackages) with the toolchains of the variants o names
+// (every one of variants.conf by default) but the null floor, each toolchain once, in a temporary
+// directory that it removes.
+func planPackages(ctx context.Context, l lab.Layout, all []lab.Variant, o Options) ([]pkgSet, error) {
+	vs, err := selection.Variants(all, o.Variants)
+	if err != nil {
+		return nil, err
+	}
+	var builders []lab.Variant
+	seen := map[string]bool{}
+	for _, v := range vs {
+		if !v.Null() && !seen[v.Toolchain] {
+			seen[v.Toolchain] = true
+			builders = append(builders, v)
+		}
+	}
+	tcs, err := toolchain.OpenAll(l, builders)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "timerlab-pkg-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	fmt.Fprintf(orDiscard(o.Log), "timerlab: building %s with %d toolchains\n", strings.Join(o.Packages, ", "), len(tcs))
+	return resolvePackages(ctx, tcs, o.Packages, o.Bench, work)
+}
+
 func orDiscard(w io.Writer) io.Writer {
 	if w == nil {
 		return io.Discard
@@ -178,6 +231,12 @@ func (e *experiment) spec(rounds, count int) matrix.Spec {
 	s := matrix.Spec{Quick: e.quick, Rounds: rounds, Count: count, Only: e.only}
 	s.Variants = lab.Names(e.variants)
 	s.Sets = selection.Names(e.sets)
+	for _, ps := range e.pkgs {
+		if s.Packages == nil {
+			s.Packages = map[string]suite.Package{}
+		}
+		s.Packages[ps.name] = ps.pkg
+	}
 	return s
 }
 
@@ -242,6 +301,9 @@ func (e *experiment) execute(ctx context.Context, p *prepared, spec matrix.Spec,
 		return err
 	}
 	if err := matrix.Claim(out, spec); err != nil {
+		return err
+	}
+	if err := writeModules(out, e.pkgs); err != nil {
 		return err
 	}
 	if e.prebuilt == nil {

@@ -159,22 +159,25 @@ func TestBenchUnknownSet(t *testing.T) {
 	}
 }
 
-// TestDefaultOut checks where a matrix goes unless told: the results of its mode, or results-xbench
-// for the sets of golang.org/x/benchmarks alone.
+// TestDefaultOut checks where a matrix goes unless told: the results of its mode, results-xbench
+// for the sets of golang.org/x/benchmarks alone, results-pkg for packages' sets alone.
 func TestDefaultOut(t *testing.T) {
 	l := lab.Layout{Build: "/b"}
 	for _, tc := range []struct {
 		quick bool
 		sets  []string
+		pkgs  bool
 		want  string
 	}{
-		{false, nil, "/b/results"},
-		{true, nil, "/b/results-quick"},
-		{false, []string{"sweet-etcd", "bent"}, "/b/results-xbench"},
-		{false, []string{"sweet-etcd", "timers"}, "/b/results"},
+		{false, nil, false, "/b/results"},
+		{true, nil, false, "/b/results-quick"},
+		{false, []string{"sweet-etcd", "bent"}, false, "/b/results-xbench"},
+		{false, []string{"sweet-etcd", "timers"}, false, "/b/results"},
+		{false, nil, true, "/b/results-pkg"},
+		{false, []string{"timers"}, true, "/b/results"},
 	} {
-		if got := DefaultOut(l, tc.quick, tc.sets); got != tc.want {
-			t.Errorf("DefaultOut(quick %v, %v) = %s, want %s", tc.quick, tc.sets, got, tc.want)
+		if got := DefaultOut(l, tc.quick, tc.sets, tc.pkgs); got != tc.want {
+			t.Errorf("DefaultOut(quick %v, %v, packages %v) = %s, want %s", tc.quick, tc.sets, tc.pkgs, got, tc.want)
 		}
 	}
 }

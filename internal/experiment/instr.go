@@ -12,15 +12,16 @@ import (
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
 	"timerlab/internal/selection"
+	"timerlab/internal/suite"
 	"timerlab/internal/toolchain"
 )
 
 // InstrOptions are what timerlab instr's flags select: the instructions per op of some benchmarks
-// of a standard library package, counted under cachegrind.
+// of a package, counted under cachegrind.
 type InstrOptions struct {
 	Variants []string // the first is the baseline, whose calibration gives each benchmark its N
-	Pkg      string
-	Bench    []string // BenchmarkX or BenchmarkX/sub; one with sub-benchmarks stands for each of them
+	Pkg      string   // as timerlab bench --pkg takes one (resolvePackage)
+	Bench    string   // the -test.bench pattern; a benchmark with sub-benchmarks stands for each of them
 	Rounds   int
 	N        int    // iterations of the shorter run; 0: calibrated per benchmark (instr.Target)
 	Valgrind string // the valgrind command
@@ -28,21 +29,19 @@ type InstrOptions struct {
 	Report   io.Writer // where instr.md is printed too
 }
 
-// CountSet is the name of the set that counts the instructions of pkg's benchmarks.
-func CountSet(pkg string) string {
-	return "instr-" + strings.NewReplacer("/", "-", ".", "-").Replace(strings.ToLower(pkg))
+// CountSet is the name of the set that counts the instructions of the package whose bench --pkg
+// set is called pkgSet (suite.PackageSetName).
+func CountSet(pkgSet string) string {
+	return "instr-" + strings.TrimPrefix(pkgSet, suite.PackagePrefix)
 }
 
-// DefaultInstrBench are the time package's timer benchmarks whose instructions per op are stable
-// from run to run. Left out: AdjustTimers10000, whose ops reset one of 10000 timers to fire in
-// 1ns and then sleep 1µs, so how often the idle P wakes and adjusts the heap follows the wall
-// clock (its count varies by 5% under cachegrind); and the latency benchmarks, which measure
-// wall-clock delays (docs/metrics.md).
-var DefaultInstrBench = []string{
-	"BenchmarkAfterFunc1000", "BenchmarkAfter", "BenchmarkStop", "BenchmarkSimultaneousAfterFunc1000",
-	"BenchmarkStartStop1000", "BenchmarkReset", "BenchmarkSleep1000", "BenchmarkTicker",
-	"BenchmarkTickerReset", "BenchmarkTickerResetNaive",
-}
+// DefaultInstrBench selects the time package's timer benchmarks whose instructions per op are
+// stable from run to run. Left out: AdjustTimers10000, whose ops reset one of 10000 timers to
+// fire in 1ns and then sleep 1µs, so how often the idle P wakes and adjusts the heap follows the
+// wall clock (its count varies by 5% under cachegrind); and the latency benchmarks, which
+// measure wall-clock delays (docs/metrics.md).
+const DefaultInstrBench = "^Benchmark(AfterFunc1000|After|Stop|SimultaneousAfterFunc1000|StartStop1000|Reset|" +
+	"Sleep1000|Ticker|TickerReset|TickerResetNaive)$"
 
 // Instr runs the matrix of instruction counts o selects in out: the variants × one count set ×
 // rounds, rotated and resumable as any matrix, its environment recorded in env.json and build.json.
@@ -64,12 +63,30 @@ func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error 
 	if err != nil {
 		return err
 	}
+	if strings.Contains(o.Pkg, "@") && !strings.HasPrefix(o.Pkg, "/") && !strings.HasPrefix(o.Pkg, ".") {
+		// The ballast (instr.Build) is a test file added by an overlay, which go refuses
+		// beneath the module cache.
+		return selection.Errorf("--pkg %s: instr counts a module's package outside the module cache, where "+
+			"a test file can be added: copy the module (go mod download -json MODULE@VERSION gives its Dir) "+
+			"and name the package's directory", o.Pkg)
+	}
 	e := &experiment{layout: l, variants: vs, valgrind: vg, gomaxprocs: 1, log: orDiscard(o.Log)}
 	if e.toolchains, err = toolchain.OpenAll(l, vs); err != nil {
 		return err
 	}
-	set := CountSet(o.Pkg)
-	count := matrix.Count{Pkg: o.Pkg, Bench: o.Bench, N: o.N}
+	work, err := os.MkdirTemp("", "timerlab-instr-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	ps, err := resolvePackage(ctx, e.toolchains, o.Pkg, o.Bench, work)
+	if err != nil {
+		return err
+	}
+	set := CountSet(ps.name)
+	ps.name = set // its module, if any, goes under the count set's name
+	e.pkgs = []pkgSet{ps}
+	count := matrix.Count{Pkg: ps.pkg.Path, Version: ps.pkg.Version, Dir: ps.pkg.Dir, Bench: []string{o.Bench}, N: o.N}
 	spec := matrix.Spec{Variants: lab.Names(vs), Sets: []string{set}, Rounds: o.Rounds, Count: 1,
 		Counts: map[string]matrix.Count{set: count}}
 	p, err := e.check(ctx, out, spec)
@@ -77,7 +94,7 @@ func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error 
 		return err
 	}
 	if _, err := instr.ReadPlan(p.out, set); errors.Is(err, fs.ErrNotExist) {
-		if err := e.plan(ctx, set, count); err != nil {
+		if err := e.plan(ctx, set, count, ps.dir); err != nil {
 			return err
 		}
 	} else if err != nil {
@@ -89,14 +106,15 @@ func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error 
 	return instr.WriteReport(p.out, spec, set, vg, orDiscard(o.Report))
 }
 
-// plan fixes what the count set measures, for execute to record.
-func (e *experiment) plan(ctx context.Context, set string, count matrix.Count) error {
+// plan fixes what the count set measures, with go run in the module directory src, for execute
+// to record.
+func (e *experiment) plan(ctx context.Context, set string, count matrix.Count, src string) error {
 	work, err := os.MkdirTemp("", "timerlab-instr-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	plan, err := instr.MakePlan(ctx, e.toolchains, count, work, e.log)
+	plan, err := instr.MakePlan(ctx, e.toolchains, count, src, work, e.log)
 	if err != nil {
 		return err
 	}

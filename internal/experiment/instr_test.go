@@ -39,13 +39,13 @@ func writeFakeValgrind(t *testing.T) string {
 
 // instrOptions are the options of a test's instr run, with the fake valgrind.
 func instrOptions(t *testing.T, variants ...string) InstrOptions {
-	return InstrOptions{Variants: variants, Pkg: "time", Bench: []string{"BenchmarkReset", "BenchmarkReset/impl=func"},
+	return InstrOptions{Variants: variants, Pkg: "time", Bench: "^BenchmarkReset$",
 		Rounds: 6, N: 50, Valgrind: writeFakeValgrind(t)}
 }
 
 // TestInstr runs timerlab instr's matrix on two fake toolchains with a fake valgrind: the real time
 // test binaries are built and run, a benchmark with sub-benchmarks is measured per sub-benchmark,
-// once even where two --bench names select it, in rounds that start each at the next variant; the
+// in rounds that start each at the next variant; the
 // 1% difference the fake counts is reported as significant, and the results directory records the
 // environment and resumes as any matrix.
 func TestInstr(t *testing.T) {
@@ -105,7 +105,7 @@ func TestInstr(t *testing.T) {
 	}
 
 	// Resume: every cell is done, nothing is measured again and instr.md is the same.
-	round := filepath.Join(out, "runs", "heap", CountSet("time"), "round-01.txt")
+	round := filepath.Join(out, "runs", "heap", CountSet("pkg-time"), "round-01.txt")
 	before, _ := os.Stat(round)
 	o.Log, o.Report = nil, nil
 	if err := Instr(t.Context(), checkout(t), o, out); err != nil {
@@ -134,9 +134,11 @@ func TestInstrErrors(t *testing.T) {
 	}{
 		{func(o *InstrOptions) { o.Valgrind = filepath.Join(build, "nosuch") }, "install it with scripts/install-deps.sh"},
 		{func(o *InstrOptions) { o.Variants = []string{"heap", "upstream"} }, "no toolchain of heap in " + filepath.Join(build, "toolchains")},
-		{func(o *InstrOptions) { o.Bench = []string{"BenchmarkNoSuch"} }, "BenchmarkNoSuch matches no benchmark"},
+		{func(o *InstrOptions) { o.Bench = "BenchmarkNoSuch" }, "no benchmark matches --bench BenchmarkNoSuch"},
+		{func(o *InstrOptions) { o.Pkg = "no/such" }, "--pkg no/such: no such package in the standard library"},
+		{func(o *InstrOptions) { o.Pkg = "example.com/dep@v1.0.0" }, "outside the module cache"},
 	} {
-		o := InstrOptions{Variants: []string{"upstream"}, Pkg: "time", Bench: []string{"BenchmarkReset"}, Rounds: 1,
+		o := InstrOptions{Variants: []string{"upstream"}, Pkg: "time", Bench: "^BenchmarkReset$", Rounds: 1,
 			N: 2, Valgrind: vg}
 		c.change(&o)
 		if err := Instr(t.Context(), checkout(t), o, out); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -144,6 +146,30 @@ func TestInstrErrors(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("instr %+v wrote %s", o, out)
+		}
+	}
+}
+
+// TestInstrPackages counts the benchmarks of a local module's package, as bench --pkg takes it,
+// with the fake valgrind.
+func TestInstrPackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	build := labtest.FakeBuild(t, "heap", "upstream")
+	fakeProxy(t)
+	local := t.TempDir()
+	writeModule(t, local, "example.com/mine", "mine", false)
+	for _, pkg := range []string{local} {
+		out := filepath.Join(build, "results-instr-"+filepath.Base(pkg))
+		o := instrOptions(t, "heap", "upstream")
+		o.Pkg, o.Bench, o.Rounds = pkg, "StopTimer", 1
+		if err := Instr(t.Context(), checkout(t), o, out); err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := os.ReadFile(filepath.Join(out, "raw", "upstream.txt"))
+		if !strings.Contains(string(raw), "BenchmarkStopTimer 50 1010.00 instr/op") || strings.Contains(string(raw), "Unselected") {
+			t.Errorf("instr --pkg %s: raw/upstream.txt:\n%s", pkg, raw)
 		}
 	}
 }

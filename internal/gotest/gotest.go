@@ -72,7 +72,7 @@ func (x *Executor) Execute(ctx context.Context, c matrix.Cell, out string) error
 
 // build compiles the set's test binary to out and warns about expected benchmarks it lacks.
 func (x *Executor) build(ctx context.Context, tc *toolchain.Toolchain, set suite.Set, out string) error {
-	dir := set.ModuleDir(tc.GOROOT, x.RepoRoot)
+	dir := set.ModuleDir(tc.GOROOT, x.RepoRoot, x.Dir)
 	if _, err := tc.Output(ctx, dir, "test", "-c", "-o", out, set.Pkg); err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (x *Executor) pkgDir(ctx context.Context, variant string, set suite.Set) (s
 // as the benchmarks the sets select from those read no files.
 func (x *Executor) findPkgDir(ctx context.Context, variant string, set suite.Set) (string, error) {
 	if tc, ok := x.Toolchains[variant]; ok {
-		return tc.Output(ctx, set.ModuleDir(tc.GOROOT, x.RepoRoot), "list", "-f", "{{.Dir}}", set.Pkg)
+		return tc.Output(ctx, set.ModuleDir(tc.GOROOT, x.RepoRoot, x.Dir), "list", "-f", "{{.Dir}}", set.Pkg)
 	}
 	if dir, ok := set.RepoDir(x.RepoRoot); ok {
 		return dir, nil

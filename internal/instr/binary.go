@@ -51,10 +51,10 @@ func CountingEnv(env []string) []string {
 	return append(out, "GOMAXPROCS=1", "GOGC=off", "GODEBUG="+godebug)
 }
 
-// Build compiles pkg's test binary with tc to path, with the ballast file added by an overlay
+// Build compiles pkg's test binary with tc to path, with go run in the module directory src (the
+// toolchain's GOROOT/src for a std package), and with the ballast file added by an overlay
 // written into work.
-func Build(ctx context.Context, tc *toolchain.Toolchain, pkg, path, work string) (*Binary, error) {
-	src := filepath.Join(tc.GOROOT, "src") // the std module, where a std package resolves
+func Build(ctx context.Context, tc *toolchain.Toolchain, src, pkg, path, work string) (*Binary, error) {
 	list, err := tc.Output(ctx, src, "list", "-f", "{{.Name}} {{.Dir}}", pkg)
 	if err != nil {
 		return nil, err
@@ -73,9 +73,9 @@ func Build(ctx context.Context, tc *toolchain.Toolchain, pkg, path, work string)
 	return &Binary{Variant: tc.Variant.Name, Pkg: pkg, Path: path, Dir: dir, Env: CountingEnv(tc.Env())}, nil
 }
 
-// Open returns pkg's test binary at path, which Build made with tc.
-func Open(ctx context.Context, tc *toolchain.Toolchain, pkg, path string) (*Binary, error) {
-	dir, err := tc.Output(ctx, filepath.Join(tc.GOROOT, "src"), "list", "-f", "{{.Dir}}", pkg)
+// Open returns pkg's test binary at path, which Build made with tc in the module directory src.
+func Open(ctx context.Context, tc *toolchain.Toolchain, src, pkg, path string) (*Binary, error) {
+	dir, err := tc.Output(ctx, src, "list", "-f", "{{.Dir}}", pkg)
 	if err != nil {
 		return nil, err
 	}
@@ -119,16 +119,17 @@ type Leaf struct {
 	N        int     `json:"n,omitempty"`
 }
 
-// Calibrate runs the benchmark called name natively for benchtime (a -test.benchtime value) and
-// returns what reported a result: the benchmark itself, or each of its sub-benchmarks. A name
-// that selects nothing is an error.
-func (b *Binary) Calibrate(ctx context.Context, name, benchtime string) ([]Leaf, error) {
-	rs, err := b.run(ctx, b.Path, benchArgs(name, benchtime)...)
+// Calibrate runs the benchmarks that the -test.bench pattern selects natively for benchtime (a
+// -test.benchtime value) and returns what reported a result: each benchmark, or each of its
+// sub-benchmarks. A pattern that selects nothing is an error.
+func (b *Binary) Calibrate(ctx context.Context, pattern, benchtime string) ([]Leaf, error) {
+	rs, err := b.run(ctx, b.Path, "-test.run=^$", "-test.bench="+pattern, "-test.benchtime="+benchtime,
+		"-test.cpu=1", "-test.count=1", "-test.timeout=30m")
 	if err != nil {
 		return nil, err
 	}
 	if len(rs) == 0 {
-		return nil, fmt.Errorf("variant %s: %s matches no benchmark of %s (list them: go test -list . %s)", b.Variant, name, b.Pkg, b.Pkg)
+		return nil, fmt.Errorf("variant %s: --bench %s matches no benchmark of %s (list them: go test -list . %s)", b.Variant, pattern, b.Pkg, b.Pkg)
 	}
 	var leaves []Leaf
 	for _, r := range rs {

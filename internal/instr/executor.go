@@ -59,11 +59,12 @@ func WritePlan(dir, set string, p Plan) error {
 	return atomicfile.WriteJSON(filepath.Join(dir, PlanPath(set)), p)
 }
 
-// MakePlan builds c.Pkg's test binary with every toolchain of tcs into work, resolves each name of
-// c.Bench into the benchmarks that report a result (a benchmark with sub-benchmarks into each of
-// them, one named twice once) with every variant, which must agree, and gives each its N: c.N, or
-// what takes about Target natively with the first variant.
-func MakePlan(ctx context.Context, tcs []*toolchain.Toolchain, c matrix.Count, work string, log io.Writer) (Plan, error) {
+// MakePlan builds c.Pkg's test binary with every toolchain of tcs into work, with go run in the
+// module directory src, resolves each pattern of c.Bench into the benchmarks that report a result
+// (a benchmark with sub-benchmarks into each of them, one selected twice once) with every variant,
+// which must agree, and gives each its N: c.N, or what takes about Target natively with the first
+// variant.
+func MakePlan(ctx context.Context, tcs []*toolchain.Toolchain, c matrix.Count, src, work string, log io.Writer) (Plan, error) {
 	benchtime := Calibration.String()
 	if c.N != 0 {
 		benchtime = "1x" // with N set, one iteration suffices to list the leaves
@@ -75,7 +76,7 @@ func MakePlan(ctx context.Context, tcs []*toolchain.Toolchain, c matrix.Count, w
 			return p, err
 		}
 		fmt.Fprintf(log, "timerlab instr: building %s's test binary with %s\n", c.Pkg, info.Version)
-		b, err := Build(ctx, tc, c.Pkg, filepath.Join(work, tc.Variant.Name+".test"), work)
+		b, err := Build(ctx, tc, src, c.Pkg, filepath.Join(work, tc.Variant.Name+".test"), work)
 		if err != nil {
 			return p, err
 		}
@@ -147,7 +148,7 @@ func (x *Executor) Execute(ctx context.Context, c matrix.Cell, out string) error
 			return err
 		}
 		defer os.RemoveAll(work)
-		_, err = Build(ctx, tc, count.Pkg, out, work)
+		_, err = Build(ctx, tc, count.ModuleDir(tc.GOROOT, x.Dir, c.Set), count.Pkg, out, work)
 		return err
 	case matrix.Run:
 		return x.run(ctx, tc, c, count, out)
@@ -163,7 +164,7 @@ func (x *Executor) run(ctx context.Context, tc *toolchain.Toolchain, c matrix.Ce
 		return err
 	}
 	bin := filepath.Join(x.Dir, matrix.Cell{Kind: matrix.Build, Variant: c.Variant, Set: c.Set}.Path())
-	b, err := Open(ctx, tc, count.Pkg, bin)
+	b, err := Open(ctx, tc, count.ModuleDir(tc.GOROOT, x.Dir, c.Set), count.Pkg, bin)
 	if err != nil {
 		return err
 	}

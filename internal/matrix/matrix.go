@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+
+	"timerlab/internal/suite"
 )
 
 // Kind is what a cell does.
@@ -70,16 +72,36 @@ type Spec struct {
 	// Counts holds the sets of Sets whose run cells count instructions rather than time them
 	// (timerlab instr), by set name, with what each counts. Such a set has no profile cells.
 	Counts map[string]Count `json:"counts,omitempty"`
+	// Packages holds the sets of Sets that timerlab bench --pkg made of a package's benchmarks,
+	// by set name: no list of timerlab's knows them.
+	Packages map[string]suite.Package `json:"packages,omitempty"`
 }
 
-// Count is what a set of instruction counts measures: benchmarks of a standard library package,
-// each at N and 2N iterations under cachegrind.
+// Set returns the benchmark set called name of the matrix: one of Packages, or of suite.Sets.
+func (s Spec) Set(name string) (suite.Set, bool) {
+	if p, ok := s.Packages[name]; ok {
+		return p.Set(name), true
+	}
+	return suite.Find(suite.Sets(s.Quick), name)
+}
+
+// Count is what a set of instruction counts measures: benchmarks of a package, each at N and 2N
+// iterations under cachegrind.
 type Count struct {
 	Pkg string `json:"pkg"`
-	// Bench names the benchmarks (BenchmarkX, or BenchmarkX/sub); one with sub-benchmarks stands
-	// for each of them.
+	// Version and Dir say where Pkg is, as suite.Package's do: "" for the standard library.
+	Version string `json:"version,omitempty"`
+	Dir     string `json:"dir,omitempty"`
+	// Bench are -test.bench patterns; each selects the benchmarks that report a result (a
+	// benchmark's sub-benchmarks, where it has some).
 	Bench []string `json:"bench"`
 	N     int      `json:"n,omitempty"` // 0: for each benchmark, calibrated with the first variant
+}
+
+// ModuleDir returns the directory go commands for the count set called set run in, with the
+// toolchain at goroot and the results directory results.
+func (c Count) ModuleDir(goroot, results, set string) string {
+	return suite.Package{Path: c.Pkg, Version: c.Version, Dir: c.Dir}.Set(set).ModuleDir(goroot, "", results)
 }
 
 // name is what a variant's or a set's name must look like: it is a path component of the
@@ -132,6 +154,17 @@ func (s Spec) Validate() error {
 		}
 		if c.Pkg == "" || len(c.Bench) == 0 {
 			return fmt.Errorf("counts: %s names no package or no benchmark", set)
+		}
+	}
+	for set, p := range s.Packages {
+		if !slices.Contains(s.Sets, set) {
+			return fmt.Errorf("packages: %q is none of its sets", set)
+		}
+		if _, counted := s.Counts[set]; counted {
+			return fmt.Errorf("packages: %s is a set of counts too", set)
+		}
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("packages: %s: %v", set, err)
 		}
 	}
 	return nil

@@ -78,7 +78,7 @@ func load(dir string, partial bool) (*Report, error) {
 
 // set returns the benchmark set called name in the report's mode.
 func (r *Report) set(name string) suite.Set {
-	s, _ := suite.Find(suite.Sets(r.Spec.Quick), name)
+	s, _ := r.Spec.Set(name)
 	return s
 }
 

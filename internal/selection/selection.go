@@ -259,6 +259,9 @@ type Request struct {
 	Variants  []string // none: every variant of variants.conf
 	Sets      []string // none: the mode's Default; HeadlineGroup: HeadlineSets
 	SweepSets []string // the sets aliases run on; none: SweepSets; SweepAll: every set
+	// Extra are sets made for this matrix (a Package's), after those Sets names; with Extra and
+	// no Sets, the matrix runs Extra alone. Aliases run them, the null floor does not.
+	Extra []suite.Set
 }
 
 // A Matrix is what a Request chooses.
@@ -281,13 +284,31 @@ func Choose(all []lab.Variant, r Request, log io.Writer) (Matrix, error) {
 		return Matrix{}, err
 	}
 	m := Matrix{}
-	if m.Sets, err = Sets(r.Quick, r.Sets); err != nil {
-		return Matrix{}, err
+	if len(r.Sets) > 0 || len(r.Extra) == 0 {
+		if m.Sets, err = Sets(r.Quick, r.Sets); err != nil {
+			return Matrix{}, err
+		}
+	}
+	for _, x := range r.Extra {
+		if err := x.Validate(); err != nil {
+			return Matrix{}, err
+		}
+		for _, o := range m.Sets {
+			if o.Name == x.Name {
+				return Matrix{}, errorf("benchmark set %s named twice", x.Name)
+			}
+			if e, ok := Overlap(o, x); ok {
+				return Matrix{}, errorf("benchmark sets %s and %s both run Benchmark%s of %s: name one of them",
+					o.Name, x.Name, e.Bench, e.Pkg)
+			}
+		}
+		m.Sets = append(m.Sets, x)
 	}
 	sweep, err := Sweep(r.Quick, r.SweepSets)
 	if err != nil {
 		return Matrix{}, err
 	}
+	sweep = append(sweep, Names(r.Extra)...)
 	var left []string
 	m.Variants, m.Only, left = restrict(vs, m.Sets, sweep, FloorSets(suite.Sets(r.Quick)))
 	if len(m.Variants) == 0 {

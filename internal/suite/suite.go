@@ -20,6 +20,9 @@ const (
 	// Bench packages are built in the repository's bench/ module, which pins the workloads and
 	// the third-party libraries.
 	Bench
+	// External packages are a Package's: built in the module of a local directory, or in the
+	// module a results directory holds to require a module at a version (Set.Dir).
+	External
 )
 
 // Tool says what builds and runs a set's benchmarks.
@@ -75,7 +78,13 @@ type Set struct {
 	Expect []string
 	// Sub is the pattern of the sub-benchmark levels below Expect, '/' separating them (as in
 	// -test.bench); "" for every sub-benchmark.
-	Sub       string
+	Sub string
+	// Bench, when not "", is the whole -test.bench pattern, which Expect lists what it selects
+	// of: a Package's.
+	Bench string
+	// Dir is where go commands for an External set run: an absolute directory, or one relative
+	// to the results directory (ModuleDirOf).
+	Dir       string
 	Benchtime string // -test.benchtime; "" for the default
 	// CPU is the -test.cpu list: the GOMAXPROCS the benchmarks run at, set by the testing package
 	// before they start; "" for the binary's own.
@@ -94,10 +103,15 @@ type Set struct {
 }
 
 // ModuleDir returns the directory go commands for s run in: GOROOT/src for the standard library,
-// the repository's bench/ otherwise.
-func (s Set) ModuleDir(goroot, repoRoot string) string {
-	if s.From == Std {
+// the repository's bench/ for its packages, Dir for an External set's (under results if relative).
+func (s Set) ModuleDir(goroot, repoRoot, results string) string {
+	switch {
+	case s.From == Std:
 		return filepath.Join(goroot, "src")
+	case s.From == External && filepath.IsAbs(s.Dir):
+		return s.Dir
+	case s.From == External:
+		return filepath.Join(results, s.Dir)
 	}
 	return filepath.Join(repoRoot, "bench")
 }
@@ -120,11 +134,14 @@ func (s Set) ListPattern() string {
 	return anyOf(s.Expect...)
 }
 
-// Pattern is the -test.bench pattern of a go test set: its benchmarks by name, then Sub. A set of
-// sweet or bent has none: its XBench say what runs.
+// Pattern is the -test.bench pattern of a go test set: Bench, or its benchmarks by name, then Sub.
+// A set of sweet or bent has none: its XBench say what runs.
 func (s Set) Pattern() string {
-	if s.Tool != GoTest {
+	switch {
+	case s.Tool != GoTest:
 		return ""
+	case s.Bench != "":
+		return s.Bench
 	}
 	if s.Sub == "" {
 		return anyOf(s.Expect...)
@@ -185,10 +202,8 @@ func (s Set) Validate() error {
 	if !validName.MatchString(s.Name) {
 		return fmt.Errorf("set name %q: want [a-z0-9-]+", s.Name)
 	}
-	for _, level := range strings.Split(s.Pattern(), "/") {
-		if _, err := regexp.Compile(level); err != nil {
-			return fmt.Errorf("set %s: bench pattern %q: %v", s.Name, s.Pattern(), err)
-		}
+	if err := CheckPattern(s.Pattern()); err != nil {
+		return fmt.Errorf("set %s: %v", s.Name, err)
 	}
 	if len(s.Expect) == 0 {
 		return fmt.Errorf("set %s expects no benchmarks", s.Name)

@@ -78,7 +78,8 @@ func Inspect(dir string) (*Contents, error) {
 }
 
 // known refuses a matrix that names a set this timerlab does not know, but the sets of
-// instruction counts (matrix.Spec.Counts), or a variant whose toolchain env.json does not describe.
+// instruction counts (matrix.Spec.Counts) and of packages (matrix.Spec.Packages), or a variant whose
+// toolchain env.json does not describe.
 func known(dir string, spec matrix.Spec, env results.Env) error {
 	file := filepath.Join(dir, "matrix.json")
 	all := suite.Sets(spec.Quick)
@@ -87,7 +88,8 @@ func known(dir string, spec matrix.Spec, env results.Env) error {
 		known = append(known, s.Name)
 	}
 	for _, name := range spec.Sets {
-		if _, counted := spec.Counts[name]; !counted && !slices.Contains(known, name) {
+		_, counted := spec.Counts[name]
+		if _, pkg := spec.Packages[name]; !counted && !pkg && !slices.Contains(known, name) {
 			unknown = append(unknown, fmt.Sprintf("%q", name))
 		}
 	}
@@ -175,9 +177,8 @@ func (c *Contents) expected(read []string) {
 		top = gomaxprocsSuffix.ReplaceAllString(top, "") // -test.cpu=1 leaves none
 		have[bench{r.GetConfig("pkg"), top, r.GetConfig("variant")}] = true
 	}
-	all := suite.Sets(c.Spec.Quick)
 	for _, name := range c.Spec.Sets {
-		set, ok := suite.Find(all, name)
+		set, ok := c.Spec.Set(name)
 		if !ok {
 			continue // a set of instruction counts
 		}

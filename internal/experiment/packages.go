@@ -1,0 +1,201 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"timerlab/internal/atomicfile"
+	"timerlab/internal/selection"
+	"timerlab/internal/suite"
+	"timerlab/internal/toolchain"
+)
+
+// A pkgSet is a set that timerlab bench --pkg asked for, resolved: its name, its package, and for
+// a module at a version the go.mod and go.sum that require it, which execute records under the
+// results directory (suite.ModuleDirOf) before the first cell.
+type pkgSet struct {
+	name         string
+	pkg          suite.Package
+	dir          string // where go commands for the package ran while it was resolved
+	goMod, goSum []byte
+}
+
+// resolvePackages resolves every argument of args into a set of the benchmarks that bench
+// selects there, with the toolchains tcs (the first the one that lists the benchmarks):
+//
+//   - an argument that begins with '/' or '.' is a directory holding a package of a local module;
+//   - PATH@VERSION is a package of a module at a version (any version query go get takes), which
+//     go get downloads through the module proxy into a module of its own made in work;
+//   - any other argument is a package of the standard library.
+//
+// The package's test binary is built with every toolchain, into work. A package that does not
+// exist, one that does not build with a variant (named, with the first error), and a pattern that
+// selects no benchmark are refused (selection.Error): one line, and nothing written but in work.
+func resolvePackages(ctx context.Context, tcs []*toolchain.Toolchain, args []string, bench, work string) ([]pkgSet, error) {
+	if len(tcs) == 0 {
+		return nil, errors.New("no toolchain to build the packages with")
+	}
+	var out []pkgSet
+	for _, arg := range args {
+		ps, err := resolvePackage(ctx, tcs, arg, bench, work)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range out {
+			if o.name == ps.name {
+				return nil, selection.Errorf("--pkg: %s named twice (set %s)", arg, ps.name)
+			}
+		}
+		out = append(out, ps)
+	}
+	return out, nil
+}
+
+// resolvePackage resolves one argument of resolvePackages.
+func resolvePackage(ctx context.Context, tcs []*toolchain.Toolchain, arg, bench, work string) (pkgSet, error) {
+	if err := suite.CheckPattern(bench); err != nil {
+		return pkgSet{}, selection.Errorf("--bench: %v", err)
+	}
+	first := tcs[0]
+	ps := pkgSet{pkg: suite.Package{Bench: bench}}
+	var dir string // where go commands for the package run
+	switch {
+	case strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, "."):
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return ps, err
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return ps, selection.Errorf("--pkg %s: no such directory", arg)
+		}
+		path, err := goLine(ctx, first, abs, "list", "-f", "{{.ImportPath}}", ".")
+		if err != nil {
+			return ps, selection.Errorf("--pkg %s: no Go package there: %s", arg, err)
+		}
+		ps.pkg.Path, ps.pkg.Dir, dir = path, abs, abs
+		ps.name = suite.PackageSetName(path)
+	case strings.Contains(arg, "@"):
+		path, query, _ := strings.Cut(arg, "@")
+		if path == "" || query == "" {
+			return ps, selection.Errorf("--pkg %s: want PATH@VERSION", arg)
+		}
+		dir = filepath.Join(work, "mod-"+suite.PackageSetName(arg))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return ps, err
+		}
+		if _, err := goLine(ctx, first, dir, "mod", "init", "timerlab.invalid/pkg"); err != nil {
+			return ps, err
+		}
+		if _, err := goLine(ctx, first, dir, "get", "-t", arg); err != nil {
+			return ps, selection.Errorf("--pkg %s: %s", arg, err)
+		}
+		version, err := goLine(ctx, first, dir, "list", "-f", "{{.Module.Version}}", path)
+		if err != nil {
+			return ps, selection.Errorf("--pkg %s: %s", arg, err)
+		}
+		ps.pkg.Path, ps.pkg.Version = path, version
+		ps.name = suite.PackageSetName(path + "@" + version)
+		if ps.goMod, err = os.ReadFile(filepath.Join(dir, "go.mod")); err != nil {
+			return ps, err
+		}
+		if ps.goSum, err = os.ReadFile(filepath.Join(dir, "go.sum")); errors.Is(err, os.ErrNotExist) {
+			err = nil // a module without dependencies
+		} else if err != nil {
+			return ps, err
+		}
+	default:
+		dir = filepath.Join(first.GOROOT, "src")
+		std, err := goLine(ctx, first, dir, "list", "-f", "{{.Standard}}", arg)
+		if err != nil || std != "true" || strings.HasPrefix(arg, "vendor/") {
+			return ps, selection.Errorf("--pkg %s: no such package in the standard library "+
+				"(a module's package is PATH@VERSION, a local one a directory: ./DIR)", arg)
+		}
+		ps.pkg.Path = arg
+		ps.name = suite.PackageSetName(arg)
+	}
+	var listed []string
+	for i, tc := range tcs {
+		bin := filepath.Join(work, ps.name+"-"+tc.Variant.Name+".test")
+		if _, err := goLine(ctx, tc, dir, "test", "-c", "-o", bin, ps.pkg.Path); err != nil {
+			return ps, selection.Errorf("--pkg %s does not build with %s: %s", arg, tc.Variant.Name, err)
+		}
+		if i > 0 {
+			continue
+		}
+		pkgDir, err := goLine(ctx, tc, dir, "list", "-f", "{{.Dir}}", ps.pkg.Path)
+		if err != nil {
+			return ps, err
+		}
+		cmd := tc.Command(ctx, pkgDir, bin, "-test.list", suite.TopPattern(bench))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		list, err := cmd.Output()
+		if err != nil {
+			return ps, fmt.Errorf("--pkg %s: %s -test.list: %v: %s", arg, filepath.Base(bin), err, firstLine(stderr.String()))
+		}
+		for _, line := range strings.Fields(string(list)) {
+			if name, ok := strings.CutPrefix(line, "Benchmark"); ok {
+				listed = append(listed, name)
+			}
+		}
+	}
+	if len(listed) == 0 {
+		return ps, selection.Errorf("--pkg %s: no benchmark matches --bench %s", arg, bench)
+	}
+	ps.pkg.Expect, ps.dir = listed, dir
+	if err := ps.pkg.Validate(); err != nil {
+		return ps, selection.Errorf("--pkg %s: %v", arg, err)
+	}
+	return ps, nil
+}
+
+// goLine runs tc's go with args in dir and returns its trimmed output; a failure's error is the
+// first line of what go said, without the "# package" lines that precede a compiler's errors.
+func goLine(ctx context.Context, tc *toolchain.Toolchain, dir string, args ...string) (string, error) {
+	cmd := tc.Go(ctx, dir, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := firstLine(stderr.String()); msg != "" {
+			return "", errors.New(msg)
+		}
+		return "", fmt.Errorf("go %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// firstLine returns the first line of s that says something: not empty, not a "# package" header.
+func firstLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "# ") {
+			return line
+		}
+	}
+	return ""
+}
+
+// writeModules records in out the module of every set of a module at a version, which its build
+// cells run go test -c in.
+func writeModules(out string, sets []pkgSet) error {
+	for _, ps := range sets {
+		if ps.goMod == nil {
+			continue
+		}
+		dir := filepath.Join(out, suite.ModuleDirOf(ps.name))
+		if err := atomicfile.WriteFile(filepath.Join(dir, "go.mod"), ps.goMod); err != nil {
+			return err
+		}
+		if ps.goSum != nil {
+			if err := atomicfile.WriteFile(filepath.Join(dir, "go.sum"), ps.goSum); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
