@@ -34,6 +34,10 @@ space := $(empty) $(empty)
 FIRST_TOOLCHAINS := $(filter-out upstream null $(COMPARISONS),$(TOOLCHAINS))
 FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
 FIRST_RESULTS := $(or $(TIMERLAB_BUILD),build)/results-first
+# The first answer's instructions per op (timerlab instr), which the verdict gives beside the times:
+# the two single operations of its headline figures, counted with each toolchain of the first answer.
+FIRST_INSTR := $(FIRST_RESULTS)-instr
+FIRST_INSTR_BENCH := ^Benchmark(StartStop1000|Reset)$$
 
 .PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series cross-check test-variants test-ports test-metrics test-harness test-exports test-exports-full test-layout test-full cross-check-full test-variants-full test-ports-full
 
@@ -42,7 +46,8 @@ all: first
 # first: the first answer into build/results-first, and docs/results.md from it.
 first: first-toolchains
 	$(TIMERLAB) bench --sets headline --variants $(FIRST_VARIANTS) --out $(FIRST_RESULTS)
-	$(TIMERLAB) report --results $(FIRST_RESULTS)
+	$(TIMERLAB) instr --variants $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)) --bench '$(FIRST_INSTR_BENCH)' --out $(FIRST_INSTR)
+	$(TIMERLAB) report --results $(FIRST_RESULTS) --instr $(FIRST_INSTR)
 	$(TIMERLAB) configs
 
 # full: every variant and alias of variants.conf on every set but those of golang.org/x/benchmarks,

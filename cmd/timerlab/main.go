@@ -41,7 +41,7 @@ func init() {
 		{"bench", "[--quick] [--sets a,b|headline] [--pkg PKG,PKG@VERSION,./DIR [--bench REGEXP]] [--variants a,b] " +
 			"[--sweep-sets a,b|all] [--rounds N] [--count N] [--timeout D] [--out DIR] [--build-only | --prebuilt]",
 			"run the matrix of variants × benchmark sets × rounds into a results directory (resumable)", benchCmd},
-		{"report", "[--results DIR] [--docs DIR] [--xbench DIR|none] [--partial]",
+		{"report", "[--results DIR] [--docs DIR] [--xbench DIR|none] [--instr DIR|none] [--partial]",
 			"render docs/results.md and docs/results/*.svg from a results directory", reportCmd},
 		{"verify", "[--docs DIR] RESULTS_DIR", "check a results directory is complete (and a report was rendered from it)",
 			verifyCmd},
@@ -408,6 +408,9 @@ func reportCmd(_ context.Context, args []string) error {
 	xbenchDir := fs.String("xbench", "", "results directory of a matrix of the sets of golang.org/x/benchmarks alone, "+
 		"rendered as their section (default, with the default --results: $TIMERLAB_BUILD/results-xbench if it holds a "+
 		"matrix; none: no such section)")
+	instrDir := fs.String("instr", "", "results directory of timerlab instr, whose instructions per op the verdict "+
+		"gives beside the times (default: $TIMERLAB_BUILD/results-first-instr, make's, else results-instr, the first "+
+		"that counts the patch series of --results; none: no counts)")
 	partial := fs.Bool("partial", false, "render results that are incomplete or mixed, which verify refuses, "+
 		"and open the report with what they lack or mix")
 	if err := parse(fs, args, false); err != nil {
@@ -417,7 +420,7 @@ func reportCmd(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return report.Render(l, *dir, *docs, *xbenchDir, *partial, logOut)
+	return report.Render(l, *dir, *docs, *xbenchDir, *instrDir, *partial, logOut)
 }
 
 func configsCmd(_ context.Context, args []string) error {

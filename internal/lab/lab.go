@@ -95,6 +95,11 @@ func (l Layout) XBenchResults() string {
 	return filepath.Join(l.Build, "results-xbench")
 }
 
+// FirstInstrResults is where make writes the first answer's instruction counts (timerlab instr).
+func (l Layout) FirstInstrResults() string {
+	return filepath.Join(l.Build, "results-first-instr")
+}
+
 // InstrResults is where timerlab instr writes its matrix of instruction counts by default.
 func (l Layout) InstrResults() string {
 	return filepath.Join(l.Build, "results-instr")

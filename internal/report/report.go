@@ -41,6 +41,7 @@ type Report struct {
 
 	partial bool    // loaded by LoadPartial
 	xbench  *Report // the matrix of golang.org/x/benchmarks' sets LoadXBench added, if any
+	instr   *Report // the matrix of instruction counts LoadInstr added, if any
 }
 
 // Load reads the results directory dir, as verify.Inspect reads it, and refuses it where
@@ -203,6 +204,9 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 	b.WriteString(verify.SourceLine(verify.SourceResults, filepath.Base(r.Dir), r.Digest))
 	if r.xbench != nil {
 		b.WriteString(verify.SourceLine(verify.SourceXBench, filepath.Base(r.xbench.Dir), r.xbench.Digest))
+	}
+	if r.instr != nil {
+		b.WriteString(verify.SourceLine(verify.SourceInstr, filepath.Base(r.instr.Dir), r.instr.Digest))
 	}
 	b.WriteString("\n# timerlab results\n\n")
 	r.writePartial(b)
@@ -508,12 +512,13 @@ func orDash(s string) string {
 
 // Render renders the matrix in the results directory dir into docs (lab.ReportFile and its
 // charts), with the section of golang.org/x/benchmarks from the results directory xbench ("none":
-// no such section), and says on log what it wrote and what it warns about; with partial, results
-// that are incomplete or mixed too (LoadPartial). Empty arguments take the layout's defaults:
-// the checkout's docs; the main matrix (make full's) if it holds one, else make's first answer; and
-// the layout's matrix of golang.org/x/benchmarks when dir is the default and that directory holds
-// a matrix.
-func Render(l lab.Layout, dir, docs, xbench string, partial bool, log io.Writer) error {
+// no such section) and the instruction counts of the results directory instr ("none": none), and
+// says on log what it wrote and what it warns about; with partial, results that are incomplete or
+// mixed too (LoadPartial). Empty arguments take the layout's defaults: the checkout's docs; the
+// main matrix (make full's) if it holds one, else make's first answer; the layout's matrix of
+// golang.org/x/benchmarks when dir is the default and that directory holds a matrix; and the
+// first of make's and timerlab instr's counts that holds a matrix of dir's patch series.
+func Render(l lab.Layout, dir, docs, xbench, instr string, partial bool, log io.Writer) error {
 	if xbench == "" && dir == "" {
 		if _, err := matrix.ReadSpec(l.XBenchResults()); err == nil {
 			xbench = l.XBenchResults()
@@ -539,6 +544,20 @@ func Render(l lab.Layout, dir, docs, xbench string, partial bool, log io.Writer)
 			return err
 		}
 		fmt.Fprintf(log, "timerlab: the golang.org/x/benchmarks section from %s\n", xbench)
+	}
+	if instr == "" {
+		for _, d := range []string{l.FirstInstrResults(), l.InstrResults()} {
+			if env, err := results.ReadEnv(d); err == nil && env.Mode == "instr" && env.SeriesSHA256 == r.Env.SeriesSHA256 {
+				instr = d
+				break
+			}
+		}
+	}
+	if instr != "" && instr != "none" {
+		if err := r.LoadInstr(instr); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "timerlab: instructions per op from %s\n", instr)
 	}
 	for _, p := range r.Partial {
 		fmt.Fprintln(log, "timerlab: partial:", p)

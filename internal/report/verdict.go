@@ -147,6 +147,7 @@ func (r *Report) writeVerdict(b *bytes.Buffer) {
 		writeRow(b, append(row, reading)...)
 	}
 	b.WriteString("\n")
+	r.writeInstr(b, vs)
 }
 
 // writeParagraph writes the verdict's paragraph of variant, made from the figures: those it is

@@ -237,16 +237,17 @@ func Results(dir string) error {
 const (
 	SourceResults = "results"
 	SourceXBench  = "xbench results"
+	SourceInstr   = "instr results"
 )
 
 // SourceLine is the comment by which a report records that it was rendered from the results
-// directory named name, whose results.Digest is digest, as its source (SourceResults or
-// SourceXBench).
+// directory named name, whose results.Digest is digest, as its source (SourceResults,
+// SourceXBench or SourceInstr).
 func SourceLine(source, name, digest string) string {
 	return fmt.Sprintf("<!-- %s: %s, sha256 %s -->\n", source, name, digest)
 }
 
-var sourceLine = regexp.MustCompile(`(?m)^<!-- (` + SourceResults + `|` + SourceXBench + `): (.*), sha256 ([0-9a-f]{64}) -->$`)
+var sourceLine = regexp.MustCompile(`(?m)^<!-- (` + SourceResults + `|` + SourceXBench + `|` + SourceInstr + `): (.*), sha256 ([0-9a-f]{64}) -->$`)
 
 // Source checks that the report in docsDir was rendered from the results directory dir: that the
 // digest it records of its results, or of the results of its golang.org/x/benchmarks section, is
