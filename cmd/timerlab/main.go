@@ -347,6 +347,9 @@ func benchCmd(ctx context.Context, args []string) error {
 		return usagef("--timeout %v: want a duration above 0, such as 15m", *timeout)
 	case *buildOnly && *prebuilt:
 		return usagef("--build-only and --prebuilt: want one of them")
+	case *buildOnly && len(pkgList.names) > 0:
+		return usagef("--build-only: --pkg's sets run in their package's directory, which needs the toolchains: " +
+			"run them where the toolchains are")
 	case set["bench"] && len(pkgList.names) == 0:
 		return usagef("--bench selects the benchmarks of --pkg's packages: name them with --pkg")
 	}
@@ -409,8 +412,8 @@ func reportCmd(_ context.Context, args []string) error {
 		"rendered as their section (default, with the default --results: $TIMERLAB_BUILD/results-xbench if it holds a "+
 		"matrix; none: no such section)")
 	instrDir := fs.String("instr", "", "results directory of timerlab instr, whose instructions per op the verdict "+
-		"gives beside the times (default: $TIMERLAB_BUILD/results-first-instr, make's, else results-instr, the first "+
-		"that counts the patch series of --results; none: no counts)")
+		"gives beside the times (default, with the default --results: $TIMERLAB_BUILD/results-first-instr, make's, "+
+		"else results-instr, the first that counts the patch series rendered; none: no counts)")
 	partial := fs.Bool("partial", false, "render results that are incomplete or mixed, which verify refuses, "+
 		"and open the report with what they lack or mix")
 	if err := parse(fs, args, false); err != nil {

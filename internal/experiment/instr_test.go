@@ -157,7 +157,6 @@ func TestInstrPackages(t *testing.T) {
 		t.Skip("builds test binaries")
 	}
 	build := labtest.FakeBuild(t, "heap", "upstream")
-	fakeProxy(t)
 	local := t.TempDir()
 	writeModule(t, local, "example.com/mine", "mine", false)
 	for _, pkg := range []string{local} {

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"golang.org/x/perf/benchfmt"
 
 	"timerlab/internal/atomicfile"
 	"timerlab/internal/selection"
@@ -19,6 +22,7 @@ import (
 // a module at a version the go.mod and go.sum that require it, which execute records under the
 // results directory (suite.ModuleDirOf) before the first cell.
 type pkgSet struct {
+	arg          string // as --pkg named it
 	name         string
 	pkg          suite.Package
 	dir          string // where go commands for the package ran while it was resolved
@@ -48,7 +52,7 @@ func resolvePackages(ctx context.Context, tcs []*toolchain.Toolchain, args []str
 		}
 		for _, o := range out {
 			if o.name == ps.name {
-				return nil, selection.Errorf("--pkg: %s named twice (set %s)", arg, ps.name)
+				return nil, selection.Errorf("--pkg: %s and %s make the same set, %s: name one of them", o.arg, arg, ps.name)
 			}
 		}
 		out = append(out, ps)
@@ -62,7 +66,7 @@ func resolvePackage(ctx context.Context, tcs []*toolchain.Toolchain, arg, bench,
 		return pkgSet{}, selection.Errorf("--bench: %v", err)
 	}
 	first := tcs[0]
-	ps := pkgSet{pkg: suite.Package{Bench: bench}}
+	ps := pkgSet{arg: arg, pkg: suite.Package{Bench: bench}}
 	var dir string // where go commands for the package run
 	switch {
 	case strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, "."):
@@ -131,16 +135,23 @@ func resolvePackage(ctx context.Context, tcs []*toolchain.Toolchain, arg, bench,
 		if err != nil {
 			return ps, err
 		}
-		cmd := tc.Command(ctx, pkgDir, bin, "-test.list", suite.TopPattern(bench))
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		list, err := cmd.Output()
-		if err != nil {
-			return ps, fmt.Errorf("--pkg %s: %s -test.list: %v: %s", arg, filepath.Base(bin), err, firstLine(stderr.String()))
+		// Run what the pattern selects once: a benchmark whose name matches the top level
+		// reports nothing where no sub-benchmark matches the levels below.
+		cmd := tc.Command(ctx, pkgDir, bin, "-test.run=^$", "-test.bench="+bench, "-test.benchtime=1x",
+			"-test.cpu=1", "-test.count=1")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return ps, selection.Errorf("--pkg %s: its benchmarks fail with %s: %v: %s", arg, tc.Variant.Name, err,
+				lastLine(out.String()))
 		}
-		for _, line := range strings.Fields(string(list)) {
-			if name, ok := strings.CutPrefix(line, "Benchmark"); ok {
-				listed = append(listed, name)
+		r := benchfmt.NewReader(&out, bin)
+		for r.Scan() {
+			if res, ok := r.Result().(*benchfmt.Result); ok {
+				top, _, _ := strings.Cut(string(res.Name.Full()), "/")
+				if !slices.Contains(listed, top) {
+					listed = append(listed, top)
+				}
 			}
 		}
 	}
@@ -168,6 +179,12 @@ func goLine(ctx context.Context, tc *toolchain.Toolchain, dir string, args ...st
 		return "", fmt.Errorf("go %s: %v", strings.Join(args, " "), err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// lastLine returns the last line of s that is not empty.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // firstLine returns the first line of s that says something: not empty, not a "# package" header.

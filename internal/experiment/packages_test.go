@@ -146,7 +146,8 @@ func TestResolvePackages(t *testing.T) {
 		{[]string{"example.com/dep@v9.9.9"}, ".", "--pkg example.com/dep@v9.9.9: "},
 		{[]string{local}, "NoSuchBenchmark", "no benchmark matches --bench NoSuchBenchmark"},
 		{[]string{local}, "a(", "--bench: "},
-		{[]string{local, local}, ".", "named twice"},
+		{[]string{local, local}, ".", "make the same set, pkg-example-com-mine"},
+		{[]string{local}, "StopTimer/nosuch", "no benchmark matches --bench StopTimer/nosuch"},
 	} {
 		_, err := resolvePackages(t.Context(), tcs, tc.args, tc.bench, work)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -158,7 +159,7 @@ func TestResolvePackages(t *testing.T) {
 // TestBenchPackages runs a matrix of a module's package at a version (cmd/timerlab's
 // TestBenchPackage runs a local module's), and checks what it records: the package in
 // matrix.json, the module that requires the version, and every variant's results; a refused
-// package leaves nothing written.
+// package leaves nothing written, and the same command again finds every cell done.
 func TestBenchPackages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs benchmarks")
@@ -199,5 +200,13 @@ func TestBenchPackages(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, results.ProfilePath(v, sets[0]))); err != nil {
 			t.Error(err)
 		}
+	}
+	round := filepath.Join(out, matrix.Cell{Kind: matrix.Run, Variant: "heap", Set: sets[0], Round: 1}.Path())
+	before, _ := os.Stat(round)
+	if err := Bench(t.Context(), l, o, out); err != nil {
+		t.Fatalf("the same command again: %v", err)
+	}
+	if after, _ := os.Stat(round); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("a finished cell was run again")
 	}
 }

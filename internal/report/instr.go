@@ -40,15 +40,25 @@ func (r *Report) LoadInstr(dir string) error {
 // (instruction counts run at -test.cpu=1, which adds none).
 var gomaxprocsName = regexp.MustCompile(`^(.*)-[0-9]+$`)
 
-// timeKey returns the key of r's time per op of the benchmark k counts the instructions of.
+// timeKey returns the key of r's time per op of the benchmark k counts the instructions of: at
+// the matrix's GOMAXPROCS, where it ran at several.
 func (r *Report) timeKey(k stats.Key) (stats.Key, bool) {
+	var found []stats.Key
 	for _, t := range r.Index.Keys() {
 		if t.Unit != "sec/op" || t.Pkg != k.Pkg {
 			continue
 		}
 		if m := gomaxprocsName.FindStringSubmatch(t.Name); t.Name == k.Name || (m != nil && m[1] == k.Name) {
+			found = append(found, t)
+		}
+	}
+	for _, t := range found {
+		if t.Name == fmt.Sprintf("%s-%d", k.Name, r.Env.GOMAXPROCS) {
 			return t, true
 		}
+	}
+	if len(found) > 0 {
+		return found[0], true
 	}
 	return stats.Key{}, false
 }

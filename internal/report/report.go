@@ -516,14 +516,16 @@ func orDash(s string) string {
 // says on log what it wrote and what it warns about; with partial, results that are incomplete or
 // mixed too (LoadPartial). Empty arguments take the layout's defaults: the checkout's docs; the
 // main matrix (make full's) if it holds one, else make's first answer; the layout's matrix of
-// golang.org/x/benchmarks when dir is the default and that directory holds a matrix; and the
-// first of make's and timerlab instr's counts that holds a matrix of dir's patch series.
+// golang.org/x/benchmarks when dir is the default and that directory holds a matrix; and, when
+// dir is the default, the first of make's and timerlab instr's counts that holds a complete
+// matrix of dir's patch series (one that does not is left out, with a line on log).
 func Render(l lab.Layout, dir, docs, xbench, instr string, partial bool, log io.Writer) error {
 	if xbench == "" && dir == "" {
 		if _, err := matrix.ReadSpec(l.XBenchResults()); err == nil {
 			xbench = l.XBenchResults()
 		}
 	}
+	defaultDir := dir == ""
 	if dir == "" {
 		dir = DefaultResults(l)
 		if _, err := os.Stat(filepath.Join(dir, "matrix.json")); err != nil {
@@ -545,15 +547,20 @@ func Render(l lab.Layout, dir, docs, xbench, instr string, partial bool, log io.
 		}
 		fmt.Fprintf(log, "timerlab: the golang.org/x/benchmarks section from %s\n", xbench)
 	}
-	if instr == "" {
+	if instr == "" && defaultDir {
 		for _, d := range []string{l.FirstInstrResults(), l.InstrResults()} {
-			if env, err := results.ReadEnv(d); err == nil && env.Mode == "instr" && env.SeriesSHA256 == r.Env.SeriesSHA256 {
-				instr = d
-				break
+			env, err := results.ReadEnv(d)
+			if err != nil || env.Mode != "instr" || env.SeriesSHA256 != r.Env.SeriesSHA256 {
+				continue
 			}
+			if err := r.LoadInstr(d); err != nil {
+				fmt.Fprintf(log, "timerlab: instruction counts in %s left out: %v\n", d, err)
+				continue
+			}
+			fmt.Fprintf(log, "timerlab: instructions per op from %s\n", d)
+			break
 		}
-	}
-	if instr != "" && instr != "none" {
+	} else if instr != "" && instr != "none" {
 		if err := r.LoadInstr(instr); err != nil {
 			return err
 		}

@@ -85,22 +85,30 @@ func (p Package) Validate() error {
 
 // CheckPattern reports a -test.bench pattern one of whose levels is not a regular expression.
 func CheckPattern(bench string) error {
-	for _, level := range splitPattern(bench) {
-		if _, err := regexp.Compile(level); err != nil {
-			return fmt.Errorf("-test.bench pattern %q: %v", bench, err)
+	for _, alt := range splitPattern(bench, '|') {
+		for _, level := range splitPattern(alt, '/') {
+			if _, err := regexp.Compile(level); err != nil {
+				return fmt.Errorf("-test.bench pattern %q: %v", bench, err)
+			}
 		}
 	}
 	return nil
 }
 
-// TopPattern returns the first level of the -test.bench pattern bench, as -test.list takes it.
+// TopPattern returns the top level of the -test.bench pattern bench, as -test.list takes it: the
+// first level of each of its alternatives.
 func TopPattern(bench string) string {
-	return splitPattern(bench)[0]
+	var tops []string
+	for _, alt := range splitPattern(bench, '|') {
+		tops = append(tops, splitPattern(alt, '/')[0])
+	}
+	return strings.Join(tops, "|")
 }
 
-// splitPattern splits a -test.bench pattern into its levels as the testing package does: at each
-// '/' outside brackets and parentheses, and not escaped.
-func splitPattern(bench string) []string {
+// splitPattern splits a -test.bench pattern as the testing package does: into its alternatives
+// at each '|' (sep '|'), or an alternative into its levels at each '/' (sep '/'), outside
+// brackets and parentheses and not escaped.
+func splitPattern(bench string, sep byte) []string {
 	var levels []string
 	cs, ps, start := 0, 0, 0
 	for i := 0; i < len(bench); i++ {
@@ -121,7 +129,7 @@ func splitPattern(bench string) []string {
 			}
 		case '\\':
 			i++
-		case '/':
+		case sep:
 			if cs == 0 && ps == 0 {
 				levels = append(levels, bench[start:i])
 				start = i + 1

@@ -23,8 +23,8 @@ func TestPackageSetName(t *testing.T) {
 	}
 }
 
-// TestSplitPattern checks that a -test.bench pattern splits into levels as the testing package
-// splits it: not at a '/' in brackets, in parentheses, or escaped.
+// TestSplitPattern checks that a -test.bench pattern splits into alternatives and levels as the
+// testing package splits it: not at a '|' or '/' in brackets, in parentheses, or escaped.
 func TestSplitPattern(t *testing.T) {
 	for pattern, want := range map[string][]string{
 		"Reset":                 {"Reset"},
@@ -33,12 +33,21 @@ func TestSplitPattern(t *testing.T) {
 		`x\/y/[/]`:              {`x\/y`, "[/]"},
 		"^Benchmark(A|B)$/n=1/": {"^Benchmark(A|B)$", "n=1", ""},
 	} {
-		if got := splitPattern(pattern); !slices.Equal(got, want) {
-			t.Errorf("splitPattern(%q) = %q, want %q", pattern, got, want)
+		if got := splitPattern(pattern, '/'); !slices.Equal(got, want) {
+			t.Errorf("splitPattern(%q, '/') = %q, want %q", pattern, got, want)
 		}
 	}
-	if TopPattern("(a/b)/c") != "(a/b)" {
-		t.Errorf("TopPattern(%q) = %q", "(a/b)/c", TopPattern("(a/b)/c"))
+	for pattern, want := range map[string]string{
+		"(a/b)/c":                         "(a/b)",
+		"Reset/impl=func|^BenchmarkStop$": "Reset|^BenchmarkStop$",
+		"(A|B)/x|C/[|]":                   "(A|B)|C",
+	} {
+		if got := TopPattern(pattern); got != want {
+			t.Errorf("TopPattern(%q) = %q, want %q", pattern, got, want)
+		}
+	}
+	if err := CheckPattern("a/b|c/("); err == nil {
+		t.Error("CheckPattern passed a level of the second alternative that is no regexp")
 	}
 }
 

@@ -250,8 +250,8 @@ func SourceLine(source, name, digest string) string {
 var sourceLine = regexp.MustCompile(`(?m)^<!-- (` + SourceResults + `|` + SourceXBench + `|` + SourceInstr + `): (.*), sha256 ([0-9a-f]{64}) -->$`)
 
 // Source checks that the report in docsDir was rendered from the results directory dir: that the
-// digest it records of its results, or of the results of its golang.org/x/benchmarks section, is
-// dir's.
+// digest it records of its results, of the results of its golang.org/x/benchmarks section, or of
+// its instruction counts, is dir's.
 func Source(docsDir, dir string) error {
 	file := filepath.Join(docsDir, lab.ReportFile)
 	md, err := os.ReadFile(file)
