@@ -35,9 +35,10 @@ FIRST_TOOLCHAINS := $(filter-out upstream null $(COMPARISONS),$(TOOLCHAINS))
 FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
 FIRST_RESULTS := $(or $(TIMERLAB_BUILD),build)/results-first
 # The first answer's instructions per op (timerlab instr), which the verdict gives beside the times:
-# the two single operations of its headline figures, counted with each toolchain of the first answer.
+# the two single operations of its headline figures (StartStop1000, Reset/impl=func), counted with
+# each toolchain of the first answer.
 FIRST_INSTR := $(FIRST_RESULTS)-instr
-FIRST_INSTR_BENCH := ^Benchmark(StartStop1000|Reset)$$
+FIRST_INSTR_BENCH := ^BenchmarkStartStop1000$$|^BenchmarkReset$$/^impl=func$$
 
 .PHONY: all first full deps fetch toolchains first-toolchains bench report configs xbench test test-go check-series cross-check test-variants test-ports test-metrics test-harness test-exports test-exports-full test-layout test-full cross-check-full test-variants-full test-ports-full
 
