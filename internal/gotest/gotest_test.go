@@ -177,3 +177,27 @@ func TestBuildNeedsToolchain(t *testing.T) {
 		t.Errorf("build without a toolchain: %v, want an error pointing to --build-only", err)
 	}
 }
+
+// TestProfileRunsLonger checks that a profile cell runs the set's benchmarks ProfileCount times
+// with the profiler on, for the samples one round is short of: the "test binary" here is a script
+// that records its arguments.
+func TestProfileRunsLonger(t *testing.T) {
+	set := suite.Set{Name: "ctx", Pkg: "context", From: suite.Std, Expect: []string{"WithTimeout"}, Benchtime: "1x"}
+	x := executor(t, set, new(strings.Builder))
+	bin := filepath.Join(x.Dir, matrix.Cell{Kind: matrix.Build, Variant: "heap", Set: "ctx"}.Path())
+	args := filepath.Join(x.Dir, "args")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho \"$@\" >"+args+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(x.Dir, "profile.pb.gz")
+	if err := x.Execute(t.Context(), matrix.Cell{Kind: matrix.Profile, Variant: "heap", Set: "ctx"}, out); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(args)
+	for _, want := range []string{"-test.count=2 ", "-test.cpuprofile=" + out, "-test.benchtime=1x"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the profile cell ran %q, want %q in it", got, want)
+		}
+	}
+}
