@@ -21,18 +21,8 @@ func TestEndToEnd(t *testing.T) {
 	}
 	build := labtest.FakeBuild(t, "heap", "upstream")
 	out, docs := filepath.Join(build, "results"), filepath.Join(build, "docs")
-	bench := []string{"--quick", "--variants", "heap,upstream", "--sets", "std-context", "--rounds", "1", "--out", out}
-	if err := benchCmd(t.Context(), bench); err != nil {
-		t.Fatal(err)
-	}
-	if err := reportCmd(t.Context(), []string{"--results", out, "--docs", docs}); err != nil {
-		t.Fatal(err)
-	}
-	if err := verifyCmd(t.Context(), []string{out, "--docs", docs}); err != nil {
-		t.Fatal(err)
-	}
-	md, _ := os.ReadFile(filepath.Join(docs, "results.md"))
-	if !strings.Contains(string(md), "| WithTimeout/concurrency=40-") {
+	md := benchReportVerify(t, out, docs, "--quick", "--variants", "heap,upstream", "--sets", "std-context", "--rounds", "1")
+	if !strings.Contains(md, "| WithTimeout/concurrency=40-") {
 		t.Errorf("report lacks the WithTimeout row:\n%s", md)
 	}
 	os.WriteFile(filepath.Join(docs, "results", "cost-vs-n.svg"), []byte("<svg>"), 0o644)
@@ -43,6 +33,26 @@ func TestEndToEnd(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "drop --rounds") {
 		t.Errorf("--prebuilt --rounds 2: %v, want it refused", err)
 	}
+}
+
+// benchReportVerify runs bench with args into out, then report of out into docs and verify of
+// both, as CI does, and returns the report's results.md.
+func benchReportVerify(t *testing.T, out, docs string, args ...string) string {
+	t.Helper()
+	if err := benchCmd(t.Context(), append(args, "--out", out)); err != nil {
+		t.Fatal(err)
+	}
+	if err := reportCmd(t.Context(), []string{"--results", out, "--docs", docs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyCmd(t.Context(), []string{out, "--docs", docs}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(docs, "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(md)
 }
 
 // TestBenchPackage runs a local module's benchmark as a set of its own with two fake toolchains,
@@ -61,19 +71,9 @@ func TestBenchPackage(t *testing.T) {
 		os.WriteFile(filepath.Join(mod, f), []byte(text), 0o644)
 	}
 	out, docs := filepath.Join(build, "results-pkg"), filepath.Join(build, "docs")
-	bench := []string{"--pkg", mod, "--bench", "StopTimer", "--variants", "heap,upstream", "--rounds", "1", "--out", out}
-	if err := benchCmd(t.Context(), bench); err != nil {
-		t.Fatal(err)
-	}
-	if err := reportCmd(t.Context(), []string{"--results", out, "--docs", docs}); err != nil {
-		t.Fatal(err)
-	}
-	if err := verifyCmd(t.Context(), []string{out, "--docs", docs}); err != nil {
-		t.Fatal(err)
-	}
-	md, _ := os.ReadFile(filepath.Join(docs, "results.md"))
+	md := benchReportVerify(t, out, docs, "--pkg", mod, "--bench", "StopTimer", "--variants", "heap,upstream", "--rounds", "1")
 	for _, want := range []string{"pkg-example-com-mine", "| StopTimer-"} {
-		if !strings.Contains(string(md), want) {
+		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
 	}
