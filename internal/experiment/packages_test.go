@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"archive/zip"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,45 +50,26 @@ func writeModule(t *testing.T, dir, path, name string, broken bool) {
 	}
 }
 
-// fakeProxy serves the module example.com/dep at v1.0.0 from a directory (GOPROXY=file://),
-// with a module cache of its own, so that the tests reach no network.
+// fakeProxy serves the module example.com/dep at v1.0.0, a module of writeModule's, through
+// labtest.FakeProxy.
 func fakeProxy(t *testing.T) {
 	t.Helper()
 	src := t.TempDir()
 	writeModule(t, src, "example.com/dep", "dep", false)
-	proxy := t.TempDir()
-	v := filepath.Join(proxy, "example.com", "dep", "@v")
-	os.MkdirAll(v, 0o755)
-	os.WriteFile(filepath.Join(v, "list"), []byte("v1.0.0\n"), 0o644)
-	os.WriteFile(filepath.Join(v, "v1.0.0.info"), []byte(`{"Version":"v1.0.0","Time":"2026-01-01T00:00:00Z"}`), 0o644)
-	mod, _ := os.ReadFile(filepath.Join(src, "go.mod"))
-	os.WriteFile(filepath.Join(v, "v1.0.0.mod"), mod, 0o644)
-	f, err := os.Create(filepath.Join(v, "v1.0.0.zip"))
+	files := map[string]string{}
+	for _, name := range []string{"go.mod", "dep.go", "dep_test.go"} {
+		files[name] = string(mustRead(t, filepath.Join(src, name)))
+	}
+	labtest.FakeProxy(t, labtest.Module{Path: "example.com/dep", Version: "v1.0.0", Files: files})
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	z := zip.NewWriter(f)
-	for _, name := range []string{"go.mod", "dep.go", "dep_test.go"} {
-		w, _ := z.Create("example.com/dep@v1.0.0/" + name)
-		data, _ := os.ReadFile(filepath.Join(src, name))
-		w.Write(data)
-	}
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	cache := t.TempDir()
-	t.Cleanup(func() { // the module cache is read-only, which TempDir's removal does not undo
-		filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				os.Chmod(p, 0o755)
-			}
-			return nil
-		})
-	})
-	t.Setenv("GOPROXY", "file://"+proxy)
-	t.Setenv("GOSUMDB", "off")
-	t.Setenv("GOMODCACHE", cache)
+	return data
 }
 
 // TestResolvePackages checks what --pkg resolves each kind of argument to, and that a package

@@ -23,6 +23,26 @@ type Pin struct {
 	EtcdRepo    string
 	EtcdVersion string // the tag sweet clones, e.g. v3.6.0
 	EtcdCommit  string // the commit of that tag, 40 hex digits
+	// EtcdModules are etcd's modules at EtcdVersion, from which the tree sweet builds is
+	// assembled where the clone fails: one line each, "DIR MODULE SUM" (etcdModules).
+	EtcdModules string
+}
+
+// An etcdModule is one of etcd's modules at the pinned version: the directory it takes in etcd's
+// tree and its go.sum hash of the module's zip (h1:).
+type etcdModule struct {
+	Dir, Module, Sum string
+}
+
+// etcdModules returns the pin's etcd modules, in order.
+func (p Pin) etcdModules() []etcdModule {
+	var out []etcdModule
+	for _, line := range strings.Split(p.EtcdModules, "\n") {
+		if f := strings.Fields(line); len(f) == 3 {
+			out = append(out, etcdModule{Dir: f[0], Module: f[1], Sum: f[2]})
+		}
+	}
+	return out
 }
 
 // PinFile is the pin of a checkout; Dir is where the tools and sources are installed.
@@ -48,6 +68,7 @@ func ReadPin(path string) (Pin, error) {
 		return Pin{}, err
 	}
 	kv := map[string]string{}
+	var modules []string
 	for n, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -57,10 +78,18 @@ func ReadPin(path string) (Pin, error) {
 		if !ok {
 			return Pin{}, fmt.Errorf("%s:%d: want key=value, got %q", path, n+1, line)
 		}
+		if k == "etcd_module" {
+			f := strings.Fields(v)
+			if len(f) != 3 || !strings.HasPrefix(f[2], "h1:") || filepath.IsAbs(f[0]) || strings.Contains(f[0], "..") {
+				return Pin{}, fmt.Errorf("%s:%d: want etcd_module=DIR MODULE h1:SUM, got %q", path, n+1, v)
+			}
+			modules = append(modules, strings.Join(f, " "))
+			continue
+		}
 		kv[k] = v
 	}
 	p := Pin{Module: kv["module"], Version: kv["version"], Repo: kv["repo"], EtcdRepo: kv["etcd_repo"],
-		EtcdVersion: kv["etcd_version"], EtcdCommit: kv["etcd_commit"]}
+		EtcdVersion: kv["etcd_version"], EtcdCommit: kv["etcd_commit"], EtcdModules: strings.Join(modules, "\n")}
 	switch {
 	case p.Module == "" || p.Repo == "" || p.EtcdRepo == "" || p.EtcdVersion == "":
 		return p, fmt.Errorf("%s: want module=, version=, repo=, etcd_repo=, etcd_version= and etcd_commit=", path)

@@ -95,7 +95,32 @@ func (t *Tools) check(ctx context.Context) error {
 	if err := t.Pin.checkSource(ctx, t.Benchmarks); err != nil {
 		return err
 	}
-	return checkCommit(ctx, t.Etcd, t.Pin.EtcdCommit)
+	return t.Pin.checkEtcd(ctx, t.Etcd)
+}
+
+// etcdMark is the file, in an etcd tree assembled from the module proxy, that records the modules
+// it was assembled from (Pin.EtcdModules, at Pin.EtcdVersion).
+const etcdMark = ".timerlab-etcd-modules"
+
+// etcdMarkText is what etcdMark holds for the pin.
+func (p Pin) etcdMarkText() string {
+	return fmt.Sprintf("etcd %s from the module proxy:\n%s\n", p.EtcdVersion, p.EtcdModules)
+}
+
+// checkEtcd reports an error unless dir is etcd's source at the pin: a git checkout of the pinned
+// commit, or a tree assembled from the pinned modules, as its etcdMark records.
+func (p Pin) checkEtcd(ctx context.Context, dir string) error {
+	mark, err := os.ReadFile(filepath.Join(dir, etcdMark))
+	if errors.Is(err, fs.ErrNotExist) {
+		return checkCommit(ctx, dir, p.EtcdCommit)
+	}
+	if err != nil {
+		return err
+	}
+	if string(mark) != p.etcdMarkText() {
+		return fmt.Errorf("%s was assembled from other modules than xbench.conf's etcd_module lines (%s)", dir, etcdMark)
+	}
+	return nil
 }
 
 // CheckTool reports an error unless the command bin was built from the pinned module version, as
@@ -272,10 +297,12 @@ func (in installer) tools() (string, error) {
 	return mod.Dir, nil
 }
 
-// etcd puts etcd's source at the pin into dest, unless it is there already.
+// etcd puts etcd's source at the pin into dest, unless it is there already: a clone of the
+// checkout EtcdSrcEnv names, else of the pinned tag, else a tree assembled from the module proxy's
+// zips of the pinned modules (fromProxy).
 func (in installer) etcd(dest string) error {
 	p := in.pin
-	if checkCommit(in.ctx, dest, p.EtcdCommit) == nil {
+	if p.checkEtcd(in.ctx, dest) == nil {
 		return nil
 	}
 	clone := filepath.Join(in.tmp, "etcd")
@@ -290,8 +317,18 @@ func (in installer) etcd(dest string) error {
 		fmt.Fprintf(in.log, "timerlab: git clone %s at %s\n", p.EtcdRepo, p.EtcdVersion)
 		cmd := exec.CommandContext(in.ctx, "git", "clone", "-q", "--depth", "1", "--branch", p.EtcdVersion, p.EtcdRepo, clone)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("cannot get etcd %s: git clone %s: %s; where it cannot be reached, set %s to a git checkout "+
-				"of etcd at %s (commit %.12s) and run again", p.EtcdVersion, p.EtcdRepo, lastLine(string(out)), EtcdSrcEnv,
+			cloneErr := lastLine(string(out))
+			os.RemoveAll(clone)
+			proxyErr := errors.New("xbench.conf pins no etcd_module")
+			if len(p.etcdModules()) > 0 {
+				fmt.Fprintf(in.log, "timerlab: git clone failed (%s); assembling etcd %s from the module proxy\n", cloneErr,
+					p.EtcdVersion)
+				if proxyErr = in.fromProxy(clone); proxyErr == nil {
+					return replace(clone, dest)
+				}
+			}
+			return fmt.Errorf("cannot get etcd %s: git clone %s: %s; from the module proxy: %v; set %s to a git checkout "+
+				"of etcd at %s (commit %.12s) and run again", p.EtcdVersion, p.EtcdRepo, cloneErr, proxyErr, EtcdSrcEnv,
 				p.EtcdVersion, p.EtcdCommit)
 		}
 		if err := checkCommit(in.ctx, clone, p.EtcdCommit); err != nil {
@@ -299,6 +336,61 @@ func (in installer) etcd(dest string) error {
 		}
 	}
 	return replace(clone, dest)
+}
+
+// fromProxy assembles etcd's tree at the pin in dest from the module proxy: each pinned module's
+// zip (go mod download, which the checksum database verifies) checked against the pinned sum and
+// copied to its directory, files writable and scripts executable as in a checkout (a zip keeps no
+// modes), and etcdMark written last.
+func (in installer) fromProxy(dest string) error {
+	p := in.pin
+	for _, m := range p.etcdModules() {
+		out, err := in.goCmd(in.tmp, "mod", "download", "-json", m.Module+"@"+p.EtcdVersion)
+		if err != nil {
+			return err
+		}
+		var mod struct{ Dir, Sum, Error string }
+		if err := json.Unmarshal([]byte(out), &mod); err != nil || mod.Dir == "" {
+			return fmt.Errorf("go mod download %s@%s: %s", m.Module, p.EtcdVersion, firstLine(mod.Error+out))
+		}
+		if mod.Sum != m.Sum {
+			return fmt.Errorf("%s@%s has sum %s, xbench.conf pins %s", m.Module, p.EtcdVersion, mod.Sum, m.Sum)
+		}
+		if err := copyTree(mod.Dir, filepath.Join(dest, m.Dir)); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dest, etcdMark), []byte(p.etcdMarkText()), 0o644)
+}
+
+// copyTree copies the files under src into dest: directories 0755, files 0644, and 0755 for
+// shell scripts (*.sh), which etcd's make runs.
+func copyTree(src, dest string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dest, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(path, ".sh") {
+			mode = 0o755
+		}
+		return os.WriteFile(target, data, mode)
+	})
 }
 
 // clone makes dest a checkout of the commit the checkout src is at, so that what builds there (etcd's
@@ -375,6 +467,13 @@ func lastLine(s string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
+// record is what a results directory records of the pin: the releases, not where etcd's source
+// came from (a clone of the commit, or the modules of the release: the same files).
+func (p Pin) record() results.XBenchPin {
+	return results.XBenchPin{Module: p.Module, Version: p.Version, Repo: p.Repo, EtcdRepo: p.EtcdRepo,
+		EtcdVersion: p.EtcdVersion, EtcdCommit: p.EtcdCommit}
+}
+
 // Record records in the results directory dir the pin of tools (results.WriteXBenchPin), unless it
 // is recorded there already; a directory whose cells ran with another pin is refused (their
 // figures would not compare), before anything is written. With write false it only checks.
@@ -384,12 +483,12 @@ func Record(dir string, tools *Tools, write bool) error {
 		if !write {
 			return nil
 		}
-		return results.WriteXBenchPin(dir, results.XBenchPin(tools.Pin))
+		return results.WriteXBenchPin(dir, tools.Pin.record())
 	}
 	if err != nil {
 		return err
 	}
-	if Pin(have) != tools.Pin {
+	if have != tools.Pin.record() {
 		return fmt.Errorf("%s: its sweet and bent cells ran with %s@%s and etcd %s, these tools are %s@%s and etcd %s: "+
 			"use another --out or remove it", dir, have.Module, have.Version, have.EtcdVersion, tools.Pin.Module,
 			tools.Pin.Version, tools.Pin.EtcdVersion)

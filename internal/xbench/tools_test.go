@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"timerlab/internal/lab"
+	"timerlab/internal/labtest"
 )
 
 // checkout returns the layout of a fake checkout holding the repository's xbench.conf, with an
@@ -38,12 +39,18 @@ func TestPin(t *testing.T) {
 	if pin.Module != "golang.org/x/benchmarks" || len(pin.Commit()) != 12 || !strings.HasSuffix(pin.Version, pin.Commit()) {
 		t.Errorf("xbench.conf pins %+v, commit %q", pin, pin.Commit())
 	}
+	if ms := pin.etcdModules(); len(ms) != 9 || ms[0] != (etcdModule{".", "go.etcd.io/etcd/v3", ms[0].Sum}) ||
+		ms[8].Dir != "tests" || !strings.HasPrefix(ms[8].Sum, "h1:") {
+		t.Errorf("xbench.conf pins the etcd modules %q", ms)
+	}
 	dir := t.TempDir()
 	for _, bad := range []string{
 		strings.Replace(string(mustRead(t, "../../xbench.conf")), pin.Version, "latest", 1),
 		strings.Replace(string(mustRead(t, "../../xbench.conf")), pin.Version, "v0.1.0", 1),
 		strings.Replace(string(mustRead(t, "../../xbench.conf")), pin.EtcdCommit, pin.EtcdCommit[:12], 1),
 		strings.Replace(string(mustRead(t, "../../xbench.conf")), "etcd_version=", "etcd_tag=", 1),
+		strings.Replace(string(mustRead(t, "../../xbench.conf")), "etcd_module=api ", "etcd_module=../api ", 1),
+		strings.Replace(string(mustRead(t, "../../xbench.conf")), " h1:vdbk", " vdbk", 1),
 	} {
 		path := filepath.Join(dir, "xbench.conf")
 		os.WriteFile(path, []byte(bad), 0o644)
@@ -201,5 +208,51 @@ func TestGoVersion(t *testing.T) {
 	}
 	if _, err := GoVersion("go1.27.4"); err == nil {
 		t.Error("GoVersion accepted a bare version")
+	}
+}
+
+// TestEtcdFromProxy assembles etcd's tree from a fake module proxy's two modules, as Install does
+// where the clone fails: each module's files in its directory, scripts executable, the mark that
+// checkEtcd accepts; a module whose sum is not the pinned one is refused in one line.
+func TestEtcdFromProxy(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	labtest.FakeProxy(t,
+		labtest.Module{Path: "go.etcd.io/etcd/v3", Version: "v3.6.0", Files: map[string]string{
+			"go.mod": "module go.etcd.io/etcd/v3\n", "Makefile": "build:\n", "scripts/build.sh": "#!/bin/sh\n"}},
+		labtest.Module{Path: "go.etcd.io/etcd/api/v3", Version: "v3.6.0", Files: map[string]string{
+			"go.mod": "module go.etcd.io/etcd/api/v3\n", "api.go": "package api\n"}})
+	t.Setenv("GOFLAGS", "")
+	pin := Pin{EtcdVersion: "v3.6.0", EtcdModules: ". go.etcd.io/etcd/v3 h1:wrong\napi go.etcd.io/etcd/api/v3 h1:wrong"}
+	in := installer{ctx: t.Context(), pin: pin, tmp: t.TempDir(), log: discard{}}
+	dest := filepath.Join(t.TempDir(), "etcd")
+	oneLine(t, "a module of another sum", in.fromProxy(dest), "go.etcd.io/etcd/v3@v3.6.0 has sum h1:", "pins h1:wrong")
+
+	// The sums the fake proxy's zips have, as go mod download reports them.
+	var sums []string
+	for _, m := range []string{"go.etcd.io/etcd/v3", "go.etcd.io/etcd/api/v3"} {
+		out, err := in.goCmd(in.tmp, "mod", "download", "-json", m+"@v3.6.0")
+		var mod struct{ Sum string }
+		if err != nil || json.Unmarshal([]byte(out), &mod) != nil {
+			t.Fatalf("go mod download %s: %v", m, err)
+		}
+		sums = append(sums, mod.Sum)
+	}
+	in.pin.EtcdModules = ". go.etcd.io/etcd/v3 " + sums[0] + "\napi go.etcd.io/etcd/api/v3 " + sums[1]
+	os.RemoveAll(dest)
+	if err := in.fromProxy(dest); err != nil {
+		t.Fatal(err)
+	}
+	for name, mode := range map[string]os.FileMode{"Makefile": 0o644, "scripts/build.sh": 0o755, "api/api.go": 0o644} {
+		if st, err := os.Stat(filepath.Join(dest, name)); err != nil || st.Mode().Perm() != mode {
+			t.Errorf("%s: %v, want mode %v", name, err, mode)
+		}
+	}
+	if err := in.pin.checkEtcd(t.Context(), dest); err != nil {
+		t.Errorf("checkEtcd of the assembled tree: %v", err)
+	}
+	if err := pin.checkEtcd(t.Context(), dest); err == nil {
+		t.Error("checkEtcd accepted a tree assembled from other modules than the pin's")
 	}
 }
