@@ -187,6 +187,9 @@ func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
 		if e.tools, err = xbench.Open(ctx, l); err != nil {
 			return nil, err
 		}
+		if err := e.tools.NeedEtcd(e.sets); err != nil {
+			return nil, selection.Errorf("%v", err)
+		}
 	}
 	return e, nil
 }

@@ -12,11 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"timerlab/internal/atomicfile"
 	"timerlab/internal/lab"
 	"timerlab/internal/results"
+	"timerlab/internal/suite"
 )
 
 // The environment variables that name local checkouts, for machines whose module proxy refuses
@@ -35,8 +37,26 @@ type Tools struct {
 	// module cache, or a checkout): sweet builds its benchmarks' drivers from Benchmarks/sweet/benchmarks.
 	Benchmarks string `json:"benchmarks"`
 	// Etcd is etcd's source at the pin, which sweet's etcd benchmark builds (make build writes
-	// its bin/ there).
-	Etcd string `json:"etcd"`
+	// its bin/ there); "" where Install could not get it (EtcdError says why), which blocks only
+	// the sets that build etcd (NeedEtcd).
+	Etcd      string `json:"etcd"`
+	EtcdError string `json:"etcd_error,omitempty"`
+}
+
+// NeedEtcd reports, in one line saying how to provide it, that etcd's source is not installed,
+// where one of sets builds etcd (sweet's etcd benchmark).
+func (t *Tools) NeedEtcd(sets []suite.Set) error {
+	if t.Etcd != "" {
+		return nil
+	}
+	for _, s := range sets {
+		if slices.Contains(s.XBenchNames(), "etcd") {
+			return fmt.Errorf("set %s builds etcd %s, whose source timerlab xbench could not get (%s): run it again "+
+				"with %s naming a git checkout of etcd at %s, or where the clone or the module proxy works",
+				s.Name, t.Pin.EtcdVersion, t.EtcdError, EtcdSrcEnv, t.Pin.EtcdVersion)
+		}
+	}
+	return nil
 }
 
 const toolsFile = "tools.json"
@@ -94,6 +114,9 @@ func (t *Tools) check(ctx context.Context) error {
 	}
 	if err := t.Pin.checkSource(ctx, t.Benchmarks); err != nil {
 		return err
+	}
+	if t.Etcd == "" {
+		return nil
 	}
 	return t.Pin.checkEtcd(ctx, t.Etcd)
 }
@@ -222,7 +245,9 @@ func Install(ctx context.Context, l lab.Layout, log io.Writer) (*Tools, error) {
 		return nil, err
 	}
 	if err := in.etcd(t.Etcd); err != nil {
-		return nil, err
+		// Only the sets that build etcd need it (NeedEtcd): the rest install and run.
+		fmt.Fprintf(log, "timerlab: warning: %v (sweet-etcd cannot run until timerlab xbench gets it)\n", err)
+		t.Etcd, t.EtcdError = "", err.Error()
 	}
 	// Everything is in tmp: move it into place.
 	t.Benchmarks = benchmarks
@@ -247,8 +272,11 @@ func Install(ctx context.Context, l lab.Layout, log io.Writer) (*Tools, error) {
 	if err := t.check(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(log, "timerlab: installed sweet and bent at %s@%s, and etcd %s, in %s\n", pin.Module, pin.Version,
-		pin.EtcdVersion, dir)
+	etcd := fmt.Sprintf(", and etcd %s", pin.EtcdVersion)
+	if t.Etcd == "" {
+		etcd = ", without etcd"
+	}
+	fmt.Fprintf(log, "timerlab: installed sweet and bent at %s@%s%s, in %s\n", pin.Module, pin.Version, etcd, dir)
 	return t, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"timerlab/internal/lab"
 	"timerlab/internal/labtest"
+	"timerlab/internal/suite"
 )
 
 // checkout returns the layout of a fake checkout holding the repository's xbench.conf, with an
@@ -254,5 +255,25 @@ func TestEtcdFromProxy(t *testing.T) {
 	}
 	if err := pin.checkEtcd(t.Context(), dest); err == nil {
 		t.Error("checkEtcd accepted a tree assembled from other modules than the pin's")
+	}
+}
+
+// TestNeedEtcd checks that tools installed without etcd's source refuse only the sets that build
+// etcd, in one line saying how to provide it.
+func TestNeedEtcd(t *testing.T) {
+	_, pin := checkout(t)
+	tools := &Tools{Pin: pin, EtcdError: "cannot get etcd v3.6.0: git clone: unreachable"}
+	sets := map[string]suite.Set{}
+	for _, s := range suite.Sets(false) {
+		sets[s.Name] = s
+	}
+	if err := tools.NeedEtcd([]suite.Set{sets["bent"], sets["sweet-controls"]}); err != nil {
+		t.Errorf("bent and sweet-controls without etcd: %v, want them run", err)
+	}
+	err := tools.NeedEtcd([]suite.Set{sets["bent"], sets["sweet-etcd"]})
+	oneLine(t, "sweet-etcd without etcd", err, "set sweet-etcd builds etcd v3.6.0", "git clone: unreachable", EtcdSrcEnv)
+	tools.Etcd = "/some/etcd"
+	if err := tools.NeedEtcd([]suite.Set{sets["sweet-etcd"]}); err != nil {
+		t.Errorf("sweet-etcd with etcd: %v", err)
 	}
 }
