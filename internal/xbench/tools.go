@@ -95,10 +95,11 @@ func Open(ctx context.Context, l lab.Layout) (*Tools, error) {
 	if err := json.Unmarshal(data, &t); err != nil {
 		return nil, missing(l, pin, fmt.Sprintf("%s: %v", toolsFile, err))
 	}
-	if t.Pin != pin {
+	if t.Pin.record() != pin.record() {
 		return nil, missing(l, pin, fmt.Sprintf("they were installed for %s@%s and etcd %s", t.Pin.Module, t.Pin.Version,
 			t.Pin.EtcdCommit))
 	}
+	t.Pin = pin // the releases are the pin's; an etcd tree's modules are checked against the pin's (checkEtcd)
 	if err := t.check(ctx); err != nil {
 		return nil, missing(l, pin, err.Error())
 	}
@@ -222,6 +223,9 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 func Install(ctx context.Context, l lab.Layout, log io.Writer) (*Tools, error) {
 	if t, err := Open(ctx, l); err == nil {
 		fmt.Fprintf(log, "timerlab: sweet and bent at %s@%s are installed in %s\n", t.Pin.Module, t.Pin.Version, Dir(l))
+		if t.Etcd == "" {
+			return t, addEtcd(ctx, t, Dir(l), log)
+		}
 		return t, nil
 	}
 	pin, err := ReadPin(PinFile(l))
@@ -245,6 +249,9 @@ func Install(ctx context.Context, l lab.Layout, log io.Writer) (*Tools, error) {
 		return nil, err
 	}
 	if err := in.etcd(t.Etcd); err != nil {
+		if os.Getenv(EtcdSrcEnv) != "" {
+			return nil, err // the checkout named is refused: a mistake to say, not to install around
+		}
 		// Only the sets that build etcd need it (NeedEtcd): the rest install and run.
 		fmt.Fprintf(log, "timerlab: warning: %v (sweet-etcd cannot run until timerlab xbench gets it)\n", err)
 		t.Etcd, t.EtcdError = "", err.Error()
@@ -278,6 +285,36 @@ func Install(ctx context.Context, l lab.Layout, log io.Writer) (*Tools, error) {
 	}
 	fmt.Fprintf(log, "timerlab: installed sweet and bent at %s@%s%s, in %s\n", pin.Module, pin.Version, etcd, dir)
 	return t, nil
+}
+
+// addEtcd gets etcd's source for tools installed without it (Tools.Etcd ""), into dir/src/etcd, and
+// records it in dir's tools file. Where it still cannot be had, tools stay as they were: an
+// error if the checkout EtcdSrcEnv names is refused, a warning on log otherwise.
+func addEtcd(ctx context.Context, t *Tools, dir string, log io.Writer) error {
+	tmp, err := os.MkdirTemp(dir, ".install-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	in := installer{ctx: ctx, pin: t.Pin, tmp: tmp, log: log}
+	etcd := filepath.Join(dir, "src", "etcd")
+	if err := in.etcd(etcd); err != nil {
+		if os.Getenv(EtcdSrcEnv) != "" {
+			return err
+		}
+		fmt.Fprintf(log, "timerlab: warning: %v (sweet-etcd cannot run until timerlab xbench gets it)\n", err)
+		return nil
+	}
+	t.Etcd, t.EtcdError = etcd, ""
+	data, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, toolsFile), append(data, '\n')); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "timerlab: installed etcd %s in %s\n", t.Pin.EtcdVersion, etcd)
+	return nil
 }
 
 // installer does the steps of Install in its temporary directory.
@@ -373,13 +410,15 @@ func (in installer) etcd(dest string) error {
 func (in installer) fromProxy(dest string) error {
 	p := in.pin
 	for _, m := range p.etcdModules() {
+		// go mod download -json says why it failed in its output's Error, not on stderr.
 		out, err := in.goCmd(in.tmp, "mod", "download", "-json", m.Module+"@"+p.EtcdVersion)
-		if err != nil {
-			return err
-		}
 		var mod struct{ Dir, Sum, Error string }
-		if err := json.Unmarshal([]byte(out), &mod); err != nil || mod.Dir == "" {
-			return fmt.Errorf("go mod download %s@%s: %s", m.Module, p.EtcdVersion, firstLine(mod.Error+out))
+		if jsonErr := json.Unmarshal([]byte(out), &mod); mod.Error != "" || err != nil || jsonErr != nil || mod.Dir == "" {
+			why := firstLine(mod.Error)
+			if why == "" && err != nil {
+				why = err.Error()
+			}
+			return fmt.Errorf("go mod download %s@%s: %s", m.Module, p.EtcdVersion, why)
 		}
 		if mod.Sum != m.Sum {
 			return fmt.Errorf("%s@%s has sum %s, xbench.conf pins %s", m.Module, p.EtcdVersion, mod.Sum, m.Sum)
@@ -445,7 +484,7 @@ func (in installer) goCmd(dir string, args ...string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go %s: %s", args[0], goError(stderr.String()))
+		return string(out), fmt.Errorf("go %s: %s", args[0], goError(stderr.String()))
 	}
 	return string(out), nil
 }

@@ -229,6 +229,12 @@ func TestEtcdFromProxy(t *testing.T) {
 	in := installer{ctx: t.Context(), pin: pin, tmp: t.TempDir(), log: discard{}}
 	dest := filepath.Join(t.TempDir(), "etcd")
 	oneLine(t, "a module of another sum", in.fromProxy(dest), "go.etcd.io/etcd/v3@v3.6.0 has sum h1:", "pins h1:wrong")
+	in.pin.EtcdModules = "x go.etcd.io/etcd/missing/v3 h1:x"
+	err := in.fromProxy(dest)
+	oneLine(t, "a module the proxy lacks", err, "go mod download go.etcd.io/etcd/missing/v3@v3.6.0: ")
+	if err != nil && strings.HasSuffix(err.Error(), ": ") {
+		t.Errorf("a module the proxy lacks: %q does not say why", err)
+	}
 
 	// The sums the fake proxy's zips have, as go mod download reports them.
 	var sums []string
@@ -275,5 +281,42 @@ func TestNeedEtcd(t *testing.T) {
 	tools.Etcd = "/some/etcd"
 	if err := tools.NeedEtcd([]suite.Set{sets["sweet-etcd"]}); err != nil {
 		t.Errorf("sweet-etcd with etcd: %v", err)
+	}
+}
+
+// TestAddEtcd gets etcd for tools installed without it, as a second timerlab xbench does: from the
+// module proxy where the clone fails, recorded in the tools file; a refused checkout named by
+// TIMERLAB_ETCD_SRC is an error, not a warning.
+func TestAddEtcd(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	mod := labtest.Module{Path: "go.etcd.io/etcd/v3", Version: "v3.6.0", Files: map[string]string{
+		"go.mod": "module go.etcd.io/etcd/v3\n", "Makefile": "build:\n"}}
+	labtest.FakeProxy(t, mod)
+	t.Setenv("GOFLAGS", "")
+	dir := t.TempDir()
+	in := installer{ctx: t.Context(), tmp: t.TempDir(), log: discard{}}
+	out, _ := in.goCmd(in.tmp, "mod", "download", "-json", "go.etcd.io/etcd/v3@v3.6.0")
+	var got struct{ Sum string }
+	json.Unmarshal([]byte(out), &got)
+	tools := &Tools{Pin: Pin{EtcdRepo: filepath.Join(dir, "no-such-repo"), EtcdVersion: "v3.6.0",
+		EtcdModules: ". go.etcd.io/etcd/v3 " + got.Sum}, EtcdError: "earlier"}
+
+	t.Setenv(EtcdSrcEnv, filepath.Join(dir, "not-a-checkout"))
+	if err := addEtcd(t.Context(), tools, dir, discard{}); err == nil || tools.Etcd != "" {
+		t.Errorf("a refused %s: %v, Etcd %q; want an error and no etcd", EtcdSrcEnv, err, tools.Etcd)
+	}
+	t.Setenv(EtcdSrcEnv, "")
+	if err := addEtcd(t.Context(), tools, dir, discard{}); err != nil {
+		t.Fatal(err)
+	}
+	var saved Tools
+	data, _ := os.ReadFile(filepath.Join(dir, toolsFile))
+	if err := json.Unmarshal(data, &saved); err != nil || saved.Etcd != filepath.Join(dir, "src", "etcd") || saved.EtcdError != "" {
+		t.Errorf("tools file after addEtcd: %s (%v)", data, err)
+	}
+	if err := tools.Pin.checkEtcd(t.Context(), saved.Etcd); err != nil {
+		t.Errorf("the tree addEtcd made: %v", err)
 	}
 }
