@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/pprof/profile"
+
 	"timerlab/internal/atomicfile"
 	"timerlab/internal/lab"
 	"timerlab/internal/matrix"
@@ -42,6 +44,8 @@ type Report struct {
 	partial bool    // loaded by LoadPartial
 	xbench  *Report // the matrix of golang.org/x/benchmarks' sets LoadXBench added, if any
 	instr   *Report // the matrix of instruction counts LoadInstr added, if any
+
+	profs map[string]*profile.Profile // by file, as loadProfile read them (none is modified)
 }
 
 // Load reads the results directory dir, as verify.Inspect reads it, and refuses it where
@@ -415,11 +419,29 @@ func share(p float64, a profiles.Analysis) string {
 
 // analyze reads and analyses the profile of variant running set.
 func (r *Report) analyze(variant, set string) (profiles.Analysis, error) {
-	p, err := profiles.Load(filepath.Join(r.Dir, results.ProfilePath(variant, set)))
+	p, err := r.loadProfile(variant, set)
 	if err != nil {
 		return profiles.Analysis{}, err
 	}
 	return profiles.Analyze(p), nil
+}
+
+// loadProfile returns the profile of variant running set, read once for the shares and the
+// difference profiles both.
+func (r *Report) loadProfile(variant, set string) (*profile.Profile, error) {
+	file := filepath.Join(r.Dir, results.ProfilePath(variant, set))
+	if p, ok := r.profs[file]; ok {
+		return p, nil
+	}
+	p, err := profiles.Load(file)
+	if err != nil {
+		return nil, err
+	}
+	if r.profs == nil {
+		r.profs = map[string]*profile.Profile{}
+	}
+	r.profs[file] = p
+	return p, nil
 }
 
 // writeDiffs writes the diffs of set's profiles, those of variants in order.
@@ -454,12 +476,12 @@ func (r *Report) WriteDiffProfiles() (int, error) {
 			if len(main) < 2 || !x.Spec.Profiled(set) {
 				continue
 			}
-			base, err := profiles.Load(filepath.Join(x.Dir, results.ProfilePath(main[0], set)))
+			base, err := x.loadProfile(main[0], set)
 			if err != nil {
 				continue // a gap of a partial report
 			}
 			for _, v := range main[1:] {
-				p, err := profiles.Load(filepath.Join(x.Dir, results.ProfilePath(v, set)))
+				p, err := x.loadProfile(v, set)
 				if err != nil {
 					continue
 				}
