@@ -217,7 +217,9 @@ func TestTimerSlackIgnoredSignal(t *testing.T) {
 		t.Skip("deferred wakeups are not guarded here")
 	}
 	for _, ignore := range []bool{false, true} {
-		env := []string{"GODEBUG=timerslackdefer=1,timerslack=1ms"}
+		// A P defers only while another is idle: the program needs two,
+		// whatever GOMAXPROCS the test runs with.
+		env := []string{"GODEBUG=timerslackdefer=1,timerslack=1ms", "GOMAXPROCS=2"}
 		if ignore {
 			env = append(env, "TIMERSLACK_IGNORE_URG=1")
 		}
