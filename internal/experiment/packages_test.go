@@ -33,43 +33,33 @@ func BenchmarkStopTimer(b *testing.B) {
 func BenchmarkUnselected(b *testing.B) {}
 `
 
-// writeModule writes a module called path with one package of name in dir, with benchFile's
-// benchmarks (without its benchtime call, which is there to break it).
-func writeModule(t *testing.T, dir, path, name string, broken bool) {
-	t.Helper()
+// moduleFiles returns the files of a module called path with one package of name, with
+// benchFile's benchmarks (without its benchtime call, which is there to break it).
+func moduleFiles(path, name string, broken bool) map[string]string {
 	src := strings.Replace(benchFile, "%s", name, 1)
 	if !broken {
 		src = strings.Replace(src, "\tb.Benchtime()\n", "", 1)
 	}
-	files := map[string]string{"go.mod": "module " + path + "\n\ngo 1.22\n", name + ".go": "package " + name + "\n",
+	return map[string]string{"go.mod": "module " + path + "\n\ngo 1.22\n", name + ".go": "package " + name + "\n",
 		name + "_test.go": src}
-	for f, text := range files {
+}
+
+// writeModule writes moduleFiles(path, name, broken) in dir.
+func writeModule(t *testing.T, dir, path, name string, broken bool) {
+	t.Helper()
+	for f, text := range moduleFiles(path, name, broken) {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-// fakeProxy serves the module example.com/dep at v1.0.0, a module of writeModule's, through
+// fakeProxy serves the module example.com/dep at v1.0.0, of moduleFiles, through
 // labtest.FakeProxy.
 func fakeProxy(t *testing.T) {
 	t.Helper()
-	src := t.TempDir()
-	writeModule(t, src, "example.com/dep", "dep", false)
-	files := map[string]string{}
-	for _, name := range []string{"go.mod", "dep.go", "dep_test.go"} {
-		files[name] = string(mustRead(t, filepath.Join(src, name)))
-	}
-	labtest.FakeProxy(t, labtest.Module{Path: "example.com/dep", Version: "v1.0.0", Files: files})
-}
-
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	labtest.FakeProxy(t, labtest.Module{Path: "example.com/dep", Version: "v1.0.0",
+		Files: moduleFiles("example.com/dep", "dep", false)})
 }
 
 // TestResolvePackages checks what --pkg resolves each kind of argument to, and that a package
