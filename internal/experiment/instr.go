@@ -63,7 +63,7 @@ func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error 
 	if err != nil {
 		return err
 	}
-	if strings.Contains(o.Pkg, "@") && !strings.HasPrefix(o.Pkg, "/") && !strings.HasPrefix(o.Pkg, ".") {
+	if isModuleVersion(o.Pkg) {
 		// The ballast (instr.Build) is a test file added by an overlay, which go refuses
 		// beneath the module cache.
 		return selection.Errorf("--pkg %s: instr counts a module's package outside the module cache, where "+

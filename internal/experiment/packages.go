@@ -69,7 +69,7 @@ func resolvePackage(ctx context.Context, tcs []*toolchain.Toolchain, arg, bench,
 	ps := pkgSet{arg: arg, pkg: suite.Package{Bench: bench}}
 	var dir string // where go commands for the package run
 	switch {
-	case strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, "."):
+	case isLocalDir(arg):
 		abs, err := filepath.Abs(arg)
 		if err != nil {
 			return ps, err
@@ -83,7 +83,7 @@ func resolvePackage(ctx context.Context, tcs []*toolchain.Toolchain, arg, bench,
 		}
 		ps.pkg.Path, ps.pkg.Dir, dir = path, abs, abs
 		ps.name = suite.PackageSetName(path)
-	case strings.Contains(arg, "@"):
+	case isModuleVersion(arg):
 		path, query, _ := strings.Cut(arg, "@")
 		if path == "" || query == "" {
 			return ps, selection.Errorf("--pkg %s: want PATH@VERSION", arg)
@@ -163,6 +163,17 @@ func resolvePackage(ctx context.Context, tcs []*toolchain.Toolchain, arg, bench,
 		return ps, selection.Errorf("--pkg %s: %v", arg, err)
 	}
 	return ps, nil
+}
+
+// isLocalDir reports whether the --pkg argument arg names a directory: it begins with '/' or '.'.
+func isLocalDir(arg string) bool {
+	return strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, ".")
+}
+
+// isModuleVersion reports whether the --pkg argument arg names a module's package at a version:
+// PATH@VERSION, not a directory.
+func isModuleVersion(arg string) bool {
+	return !isLocalDir(arg) && strings.Contains(arg, "@")
 }
 
 // goLine runs tc's go with args in dir and returns its trimmed output; a failure's error is the

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"timerlab/internal/lab"
@@ -36,10 +35,6 @@ func (r *Report) LoadInstr(dir string) error {
 	return nil
 }
 
-// gomaxprocsName is a benchmark's name with the -GOMAXPROCS suffix the testing package adds
-// (instruction counts run at -test.cpu=1, which adds none).
-var gomaxprocsName = regexp.MustCompile(`^(.*)-[0-9]+$`)
-
 // timeKey returns the key of r's time per op of the benchmark k counts the instructions of: at
 // the matrix's GOMAXPROCS, where it ran at several.
 func (r *Report) timeKey(k stats.Key) (stats.Key, bool) {
@@ -48,7 +43,8 @@ func (r *Report) timeKey(k stats.Key) (stats.Key, bool) {
 		if t.Unit != "sec/op" || t.Pkg != k.Pkg {
 			continue
 		}
-		if m := gomaxprocsName.FindStringSubmatch(t.Name); t.Name == k.Name || (m != nil && m[1] == k.Name) {
+		// Counts run at -test.cpu=1, whose names have no -GOMAXPROCS suffix.
+		if gomaxprocsSuffix.ReplaceAllString(t.Name, "") == k.Name {
 			found = append(found, t)
 		}
 	}
