@@ -409,13 +409,13 @@ func reportCmd(_ context.Context, args []string) error {
 		"a matrix, else $TIMERLAB_BUILD/results-first, make's)")
 	docs := fs.String("docs", "", "where results.md and results/*.svg go (default: <repo>/docs)")
 	xbenchDir := fs.String("xbench", "", "results directory of a matrix of the sets of golang.org/x/benchmarks alone, "+
-		"rendered as their section (default, with the default --results: $TIMERLAB_BUILD/results-xbench if it holds a "+
-		"matrix; none: no such section)")
+		"rendered as their section (default, where --results is make's or make full's: $TIMERLAB_BUILD/results-xbench if "+
+		"it holds a matrix of the same patch series; none: no such section)")
 	instrDir := fs.String("instr", "", "results directory of timerlab instr, whose instructions per op the verdict "+
-		"gives beside the times (default, with the default --results: $TIMERLAB_BUILD/results-first-instr, make's, "+
-		"else results-instr, the first that counts the patch series rendered; none: no counts)")
+		"gives beside the times (default, where --results is make's or make full's: $TIMERLAB_BUILD/results-first-instr, "+
+		"make's, else results-instr, the first that counts the patch series rendered; none: no counts)")
 	partial := fs.Bool("partial", false, "render results that are incomplete or mixed, which verify refuses, "+
-		"and open the report with what they lack or mix")
+		"and open the report with what they lack or mix (sections of other patch series too)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}

@@ -362,6 +362,50 @@ func TestReportDefaultsToMakesResults(t *testing.T) {
 	}
 }
 
+// TestReportOfMakesSeries checks what make's report (--results build/results-first) takes of
+// build/results-xbench: its section where it ran the same patch series, nothing but a line on
+// stderr where it ran another; and that a report of results of another series than the checkout's
+// opens with a line naming both.
+func TestReportOfMakesSeries(t *testing.T) {
+	build := t.TempDir()
+	t.Setenv("TIMERLAB_BUILD", build)
+	first, xb := filepath.Join(build, "results-first"), filepath.Join(build, "results-xbench")
+	for src, dst := range map[string]string{"results": first, "xbench": xb} {
+		if err := exec.Command("cp", "-R", "../../internal/report/testdata/"+src, dst).Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	render := func() (string, string) {
+		t.Helper()
+		docs := t.TempDir()
+		var out, errOut strings.Builder
+		if code := run([]string{"report", "--results", first, "--docs", docs, "--instr", "none"}, &out, &errOut); code != 0 {
+			t.Fatalf("report: exit %d: %s", code, errOut.String())
+		}
+		md, err := os.ReadFile(filepath.Join(docs, "results.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(md), errOut.String()
+	}
+	md, stderr := render()
+	if want := "timerlab: the golang.org/x/benchmarks matrix in " + xb + " left out: not of patch series 483a63fb\n"; !strings.Contains(stderr, want) ||
+		strings.Contains(md, "## golang.org/x/benchmarks") {
+		t.Errorf("an x/benchmarks matrix of another series: stderr %q, want %q and no section", stderr, want)
+	}
+	if want := "**Not the code's series.** These results ran with patch series `483a63fb`; the checkout that rendered them is at series `"; !strings.Contains(md, want) {
+		t.Errorf("results of another series than the checkout's: the report lacks %q:\n%.600s", want, md)
+	}
+	env := filepath.Join(xb, "env.json")
+	data, _ := os.ReadFile(env)
+	os.WriteFile(env, []byte(strings.Replace(string(data), "f2f6279f23aa69ec5472ffb4fb954f7610db9ab5ae5bd3df48ad6b618a4ec82e",
+		"483a63fb9c3db9a0290eb6bc80f1ce0f9b2ea8d61b31a4610629c3021b35ddf6", 1)), 0o644)
+	md, stderr = render()
+	if !strings.Contains(stderr, "timerlab: the golang.org/x/benchmarks section from "+xb+"\n") || !strings.Contains(md, "## golang.org/x/benchmarks") {
+		t.Errorf("an x/benchmarks matrix of the same series: stderr %q; want its section", stderr)
+	}
+}
+
 // TestVerifyWarnsOfMissingBenchmark checks that verify passes runs that all ran but lack a
 // benchmark a set expects (it skipped itself, or the toolchain lacks it), and warns of it.
 func TestVerifyWarnsOfMissingBenchmark(t *testing.T) {

@@ -27,7 +27,7 @@ func TestGolden(t *testing.T) {
 		{"xbench", "testdata/xbench", "", false},
 		{"wheel", "testdata/wheel", "", true},
 		{"null", "testdata/null", "", true},
-		{"results-with-xbench", "testdata/results", "testdata/xbench", false},
+		{"results-with-xbench", "testdata/results", "testdata/xbench", true}, // two series
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			load := Load

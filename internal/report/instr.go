@@ -12,8 +12,8 @@ import (
 
 // LoadInstr adds to r the instructions per op of the results directory dir, a matrix of
 // timerlab instr, read as r was (Load or LoadPartial). The verdict gives them beside the times
-// of the same benchmarks. Counts of another patch series than r's are refused: they would not be
-// of the binaries the times are of.
+// of the same benchmarks. Counts of another patch series than r's are refused, for they are not of
+// the binaries the times are of, but by a partial report, which says so at its top.
 func (r *Report) LoadInstr(dir string) error {
 	x, err := load(dir, r.partial)
 	if err != nil {
@@ -23,8 +23,12 @@ func (r *Report) LoadInstr(dir string) error {
 		return fmt.Errorf("%s is no matrix of instruction counts (timerlab instr makes one)", dir)
 	}
 	if x.Env.SeriesSHA256 != r.Env.SeriesSHA256 {
-		return fmt.Errorf("%s counts patch series %.12s, %s times %.12s: count the series timed (timerlab instr)",
-			dir, x.Env.SeriesSHA256, r.Dir, r.Env.SeriesSHA256)
+		if !r.partial {
+			return fmt.Errorf("%s counts patch series %.8s, %s times %.8s: count the series timed (timerlab instr), "+
+				"or render them mixed with --partial", dir, x.Env.SeriesSHA256, r.Dir, r.Env.SeriesSHA256)
+		}
+		r.Partial = append(r.Partial, fmt.Sprintf("the instruction counts (%s) are of patch series %.8s, the times of %.8s",
+			filepath.Base(dir), x.Env.SeriesSHA256, r.Env.SeriesSHA256))
 	}
 	for _, p := range x.Partial {
 		r.Partial = append(r.Partial, fmt.Sprintf("the instruction counts (%s): %s", filepath.Base(dir), p))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,5 +88,40 @@ func TestInstrBesideTimes(t *testing.T) {
 	}
 	if err := r.LoadInstr("testdata/results"); err == nil || !strings.Contains(err.Error(), "no matrix of instruction counts") {
 		t.Errorf("a matrix of times as counts: %v, want it refused", err)
+	}
+	r, _ = LoadPartial("testdata/results")
+	if err := r.LoadInstr(writeCounts(t, strings.Repeat("0", 64))); err != nil {
+		t.Fatalf("counts of another series in a partial report: %v", err)
+	}
+	const want = ") are of patch series 00000000, the times of 483a63fb"
+	if !slices.ContainsFunc(r.Partial, func(p string) bool {
+		return strings.HasPrefix(p, "the instruction counts (") && strings.HasSuffix(p, want)
+	}) {
+		t.Errorf("partial report's list %q lacks %q", r.Partial, want)
+	}
+}
+
+// TestCheckSeries checks that a report of results whose series is not the checkout's opens with a
+// line naming both, and that one of the checkout's series says nothing of it.
+func TestCheckSeries(t *testing.T) {
+	r, err := Load("testdata/results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "**Not the code's series.** These results ran with patch series `483a63fb`; the checkout that rendered them is at series `0badc0de`"
+	for _, tc := range []struct {
+		code string
+		want bool
+	}{{r.Env.SeriesSHA256, false}, {"0badc0de" + strings.Repeat("1", 56), true}} {
+		r.CheckSeries(tc.code)
+		var b bytes.Buffer
+		r.writeMarkdown(&b, nil)
+		md := b.String()
+		if got := strings.Contains(md, want); got != tc.want {
+			t.Errorf("code of series %.8s: the line %q in the report: %v, want %v", tc.code, want, got, tc.want)
+		}
+		if tc.want && strings.Index(md, want) > strings.Index(md, "A quick matrix of") {
+			t.Errorf("the line comes after the report's opening:\n%.800s", md)
+		}
 	}
 }

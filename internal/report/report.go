@@ -41,6 +41,10 @@ type Report struct {
 	// tell the results it was rendered from.
 	Digest string
 
+	// CodeSeries is the patch series of the code that renders the report, where it is not the
+	// results' (CheckSeries): the report opens with a line naming both.
+	CodeSeries string
+
 	partial bool    // loaded by LoadPartial
 	xbench  *Report // the matrix of golang.org/x/benchmarks' sets LoadXBench added, if any
 	instr   *Report // the matrix of instruction counts LoadInstr added, if any
@@ -213,6 +217,7 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 		b.WriteString(verify.SourceLine(verify.SourceInstr, filepath.Base(r.instr.Dir), r.instr.Digest))
 	}
 	b.WriteString("\n# timerlab results\n\n")
+	r.writeStale(b)
 	r.writePartial(b)
 	r.writeIntro(b)
 	r.writeVerdict(b)
@@ -224,6 +229,24 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 	r.writeProfiles(b)
 	r.writeXBench(b)
 	r.writeWarnings(b)
+}
+
+// CheckSeries records code, the patch series of the checkout that renders r (lab.Layout.SeriesHash),
+// where it differs from the series r's results ran with.
+func (r *Report) CheckSeries(code string) {
+	if code != r.Env.SeriesSHA256 {
+		r.CodeSeries = code
+	}
+}
+
+// writeStale opens a report whose results ran with another patch series than the code's with one
+// line that names both.
+func (r *Report) writeStale(b *bytes.Buffer) {
+	if r.CodeSeries == "" {
+		return
+	}
+	fmt.Fprintf(b, "**Not the code's series.** These results ran with patch series `%.8s`; the checkout that "+
+		"rendered them is at series `%.8s` (`make` measures it).\n\n", r.Env.SeriesSHA256, r.CodeSeries)
 }
 
 // writePartial opens a report of results that are incomplete or mixed (LoadPartial) with what they
@@ -537,17 +560,12 @@ func orDash(s string) string {
 // no such section) and the instruction counts of the results directory instr ("none": none), and
 // says on log what it wrote and what it warns about; with partial, results that are incomplete or
 // mixed too (LoadPartial). Empty arguments take the layout's defaults: the checkout's docs; the
-// main matrix (make full's) if it holds one, else make's first answer; the layout's matrix of
-// golang.org/x/benchmarks when dir is the default and that directory holds a matrix; and, when
-// dir is the default, the first of make's and timerlab instr's counts that holds a complete
-// matrix of dir's patch series (one that does not is left out, with a line on log).
+// main matrix (make full's) if it holds one, else make's first answer. When dir is one of those
+// two, an empty xbench or instr takes the layout's matrix of golang.org/x/benchmarks, and the
+// first of make's and timerlab instr's counts, that holds a matrix of dir's patch series (one of
+// another series is left out, with a line on log). A report of another series than the
+// checkout's opens with a line that says so (CheckSeries).
 func Render(l lab.Layout, dir, docs, xbench, instr string, partial bool, log io.Writer) error {
-	if xbench == "" && dir == "" {
-		if _, err := matrix.ReadSpec(l.XBenchResults()); err == nil {
-			xbench = l.XBenchResults()
-		}
-	}
-	defaultDir := dir == ""
 	if dir == "" {
 		dir = DefaultResults(l)
 		if _, err := os.Stat(filepath.Join(dir, "matrix.json")); err != nil {
@@ -556,6 +574,7 @@ func Render(l lab.Layout, dir, docs, xbench, instr string, partial bool, log io.
 		}
 		fmt.Fprintf(log, "timerlab: rendering %s\n", dir)
 	}
+	own := samePath(dir, l.Results(false)) || samePath(dir, l.FirstResults())
 	if docs == "" {
 		docs = l.Docs()
 	}
@@ -563,13 +582,28 @@ func Render(l lab.Layout, dir, docs, xbench, instr string, partial bool, log io.
 	if err != nil {
 		return err
 	}
+	if code, err := l.SeriesHash(); err != nil {
+		fmt.Fprintf(log, "timerlab: the checkout's patch series is unknown (%v): the report cannot say whether it is current\n", err)
+	} else {
+		r.CheckSeries(code)
+	}
+	if xbench == "" && own {
+		if _, err := matrix.ReadSpec(l.XBenchResults()); err == nil {
+			if env, err := results.ReadEnv(l.XBenchResults()); err == nil && env.SeriesSHA256 == r.Env.SeriesSHA256 {
+				xbench = l.XBenchResults()
+			} else {
+				fmt.Fprintf(log, "timerlab: the golang.org/x/benchmarks matrix in %s left out: not of patch series %.8s\n",
+					l.XBenchResults(), r.Env.SeriesSHA256)
+			}
+		}
+	}
 	if xbench != "" && xbench != "none" {
 		if err := r.LoadXBench(xbench); err != nil {
 			return err
 		}
 		fmt.Fprintf(log, "timerlab: the golang.org/x/benchmarks section from %s\n", xbench)
 	}
-	if instr == "" && defaultDir {
+	if instr == "" && own {
 		for _, d := range []string{l.FirstInstrResults(), l.InstrResults()} {
 			env, err := results.ReadEnv(d)
 			if err != nil || env.Mode != "instr" || env.SeriesSHA256 != r.Env.SeriesSHA256 {
@@ -607,6 +641,14 @@ func Render(l lab.Layout, dir, docs, xbench, instr string, partial bool, log io.
 	}
 	fmt.Fprintf(log, "timerlab: wrote %s\n", filepath.Join(docs, lab.ReportFile))
 	return nil
+}
+
+// samePath reports whether a and b name one directory, either of them relative to the working
+// directory.
+func samePath(a, b string) bool {
+	a, errA := filepath.Abs(a)
+	b, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && a == b
 }
 
 // DefaultResults is the results directory timerlab report renders unless told: the main matrix

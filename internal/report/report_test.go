@@ -318,10 +318,19 @@ func TestXBenchSection(t *testing.T) {
 
 // TestLoadXBench renders the go test sets of testdata/results with the section of golang.org/x/benchmarks
 // from testdata/xbench, a matrix of its own: the section says where it comes from, the go test sets'
-// tables and profiles stay as they are, and since the two matrices ran with other series a warning says
-// so. A matrix that holds such sets itself, or one with other sets, is refused.
+// tables and profiles stay as they are. The two matrices ran with other series: a report refuses to
+// mix them, but a partial one, which opens with a line naming both. A matrix that holds such sets
+// itself, or one with other sets, is refused.
 func TestLoadXBench(t *testing.T) {
 	r, err := report.Load("testdata/results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.LoadXBench("testdata/xbench"); err == nil || !strings.Contains(err.Error(), "ran patch series f2f6279f") ||
+		!strings.Contains(err.Error(), "with --partial") {
+		t.Fatalf("a matrix of another series: %v, want it refused", err)
+	}
+	r, err = report.LoadPartial("testdata/results")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,13 +344,14 @@ func TestLoadXBench(t *testing.T) {
 		t.Fatalf("no golang.org/x/benchmarks section:\n%s", md)
 	}
 	before, section := md[:i], md[i:]
-	for _, want := range []string{"## CPU profiles", "| timers | heap |", "| CostVsN/N=100K-2 | sec/op |"} {
+	for _, want := range []string{"**A partial report.**", "- the golang.org/x/benchmarks matrix (xbench) ran patch series f2f6279f, the rest 483a63fb\n",
+		"## CPU profiles", "| timers | heap |", "| CostVsN/N=100K-2 | sec/op |"} {
 		if !strings.Contains(before, want) {
 			t.Errorf("the go test part lacks %q", want)
 		}
 	}
 	for _, want := range []string{"From the matrix xbench of 2026-", "1 rounds × -count=1", "| `etcd` EtcdPut-2 |",
-		"| sweet-etcd |", "## Warnings", "the golang.org/x/benchmarks matrix (testdata/xbench) ran with patch series"} {
+		"| sweet-etcd |"} {
 		if !strings.Contains(section, want) {
 			t.Errorf("the section lacks %q", want)
 		}

@@ -31,8 +31,8 @@ const aaVariant = "upstream"
 
 // LoadXBench adds to r the section of golang.org/x/benchmarks from the results directory dir, a
 // matrix of their sets alone, run apart from r's (sweet's etcd takes minutes a cell), read as r
-// was (Load or LoadPartial). Its toolchains and machine should be r's: where they are not, a
-// warning says so.
+// was (Load or LoadPartial). A matrix of another patch series is refused, but by a partial report,
+// which says so at its top; one of another machine gets a warning.
 func (r *Report) LoadXBench(dir string) error {
 	if own := r.setsOf(true); len(own) > 0 {
 		return fmt.Errorf("%s holds sets of golang.org/x/benchmarks (%s) already: render %s on its own",
@@ -48,9 +48,17 @@ func (r *Report) LoadXBench(dir string) error {
 	if other := x.setsOf(false); len(other) > 0 {
 		return fmt.Errorf("%s holds sets other than those of golang.org/x/benchmarks (%s)", dir, strings.Join(other, ", "))
 	}
-	if x.Env.SeriesSHA256 != r.Env.SeriesSHA256 || x.Env.MachineLine() != r.Env.MachineLine() {
-		x.Warnings = append(x.Warnings, fmt.Sprintf("the golang.org/x/benchmarks matrix (%s) ran with patch series %.12s "+
-			"on %s; the rest with %.12s on %s", dir, x.Env.SeriesSHA256, x.Env.MachineLine(), r.Env.SeriesSHA256, r.Env.MachineLine()))
+	if x.Env.SeriesSHA256 != r.Env.SeriesSHA256 {
+		if !r.partial {
+			return fmt.Errorf("%s ran patch series %.8s, %s ran %.8s: run both at one series, or render them mixed "+
+				"with --partial", dir, x.Env.SeriesSHA256, r.Dir, r.Env.SeriesSHA256)
+		}
+		r.Partial = append(r.Partial, fmt.Sprintf("the golang.org/x/benchmarks matrix (%s) ran patch series %.8s, the rest %.8s",
+			filepath.Base(dir), x.Env.SeriesSHA256, r.Env.SeriesSHA256))
+	}
+	if x.Env.MachineLine() != r.Env.MachineLine() {
+		x.Warnings = append(x.Warnings, fmt.Sprintf("the golang.org/x/benchmarks matrix (%s) ran on %s; the rest on %s",
+			dir, x.Env.MachineLine(), r.Env.MachineLine()))
 	}
 	r.Warnings = append(r.Warnings, x.Warnings...)
 	x.Warnings = nil
