@@ -116,15 +116,21 @@ func (x *Executor) sweet(ctx context.Context, set suite.Set, c matrix.Cell, info
 	args := []string{"run", "-count", strconv.Itoa(x.count(c)), "-bench-dir", x.Tools.SweetBenchDir(),
 		"-assets-dir", assets, "-work-dir", work, "-results", results, "-stop-on-error",
 		"-run", strings.Join(set.XBenchNames(), ",")}
-	if c.Kind == matrix.Build {
-		args = append(args, "-short")
-	}
-	if _, err := x.run(ctx, root, toolchain.RunEnv(lab.Variant{}), x.Tools.Sweet, append(args, configFile)...); err != nil {
-		return err
-	}
 	var bins []string
 	for _, name := range set.XBenchNames() {
 		bins = append(bins, filepath.Join(work, name, info.Variant, "bin"))
+	}
+	var watch *envWatch
+	if c.Kind == matrix.Build {
+		args = append(args, "-short")
+	} else {
+		watch = newEnvWatch(filesIn(bins))
+	}
+	if _, err := x.run(ctx, root, toolchain.RunEnv(lab.Variant{}), watch, x.Tools.Sweet, append(args, configFile)...); err != nil {
+		return err
+	}
+	if err := watch.check(info.Variant, info.GODEBUG); err != nil {
+		return err
 	}
 	manifest, err := checkBinaries(bins, info)
 	if err != nil {
@@ -137,6 +143,7 @@ func (x *Executor) sweet(ctx context.Context, set suite.Set, c matrix.Cell, info
 			info.Variant, work, manifest))
 	case matrix.Run:
 		data, err = SweetResults(results, set, info.Variant)
+		data = append([]byte(watch.record()), data...)
 	default:
 		var profs []string
 		for _, name := range set.XBenchNames() {
@@ -158,9 +165,21 @@ func configName(variant string, profile bool) string {
 }
 
 // run runs a tool's command (run, below), first saying what it runs on x.Log.
-func (x *Executor) run(ctx context.Context, dir string, env []string, name string, args ...string) ([]byte, error) {
+func (x *Executor) run(ctx context.Context, dir string, env []string, watch *envWatch, name string, args ...string) ([]byte, error) {
 	fmt.Fprintf(x.Log, "timerlab:   (cd %s && %s %s)\n", dir, filepath.Base(name), strings.Join(args, " "))
-	return run(ctx, dir, env, name, args...)
+	return run(ctx, dir, env, watch, name, args...)
+}
+
+// filesIn lists the files in the directories dirs (none where a directory cannot be read).
+func filesIn(dirs []string) []string {
+	var files []string
+	for _, dir := range dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	return files
 }
 
 // etcdPorts are the ports sweet's etcd cluster listens on: three servers, a client and a peer
@@ -255,6 +274,7 @@ func (x *Executor) bent(ctx context.Context, set suite.Set, c matrix.Cell, tc *t
 		bins = append(bins, filepath.Join(dir, "testbin", xb.Suite+"_"+info.Variant))
 	}
 	args := []string{"-r", "local", "-N", strconv.Itoa(x.count(c)), "-C", configFile, "-B", benchFile}
+	var watch *envWatch
 	if c.Kind == matrix.Build {
 		for _, bin := range bins {
 			if err := os.Remove(bin); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -262,9 +282,14 @@ func (x *Executor) bent(ctx context.Context, set suite.Set, c matrix.Cell, tc *t
 			}
 		}
 		args = []string{"-N", "0", "-C", configFile, "-B", benchFile} // get and build, run nothing
+	} else {
+		watch = newEnvWatch(bins)
 	}
-	output, err := x.run(ctx, dir, env, x.Tools.Bent, args...)
+	output, err := x.run(ctx, dir, env, watch, x.Tools.Bent, args...)
 	if err != nil {
+		return err
+	}
+	if err := watch.check(info.Variant, info.GODEBUG); err != nil {
 		return err
 	}
 	var manifest strings.Builder
@@ -291,6 +316,7 @@ func (x *Executor) bent(ctx context.Context, set suite.Set, c matrix.Cell, tc *t
 	case matrix.Run:
 		if data, err = os.ReadFile(stdout); err == nil {
 			err = BentResults(data, set)
+			data = append([]byte(watch.record()), data...)
 		}
 	default:
 		profiles, _ := bentOutput(dir, info.Variant, "profiles")
@@ -331,7 +357,7 @@ func initBent(ctx context.Context, dir string, env []string, bent string) error 
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if _, err := run(ctx, tmp, env, bent, "-I"); err != nil {
+	if _, err := run(ctx, tmp, env, nil, bent, "-I"); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {
@@ -411,8 +437,8 @@ func readOr(path string) string {
 
 // run runs name with args in dir, in a process group of its own that is killed if ctx ends or
 // the command fails, so that no server it started outlives it (etcd's). It returns the combined
-// output; an error holds its tail.
-func run(ctx context.Context, dir string, env []string, name string, args ...string) ([]byte, error) {
+// output; an error holds its tail. watch, if any, watches the group while the command runs.
+func run(ctx context.Context, dir string, env []string, watch *envWatch, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -420,7 +446,13 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 	cmd.WaitDelay = 10 * time.Second
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	if err := cmd.Run(); err != nil {
+	err := cmd.Start()
+	if err == nil {
+		watch.start(cmd.Process.Pid)
+		err = cmd.Wait()
+		watch.stop()
+	}
+	if err != nil {
 		if cmd.Process != nil {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		}

@@ -18,7 +18,8 @@ import (
 )
 
 // fakeSweet stands in for sweet run: for each benchmark of -run it puts the binary $FAKE_BIN in
-// WORK/BENCH/CONFIG/bin, as sweet's build does, and copies the recorded results (and, when the
+// WORK/BENCH/CONFIG/bin, as sweet's build does, runs it (TestHelperSleep) with the GODEBUG of the
+// configuration's envexec, or $FAKE_GODEBUG's, and copies the recorded results (and, when the
 // configuration asks for a CPU profile, profiles) of testdata/sweet into -results. FAKE_FAIL=1
 // makes it fail as sweet does when a benchmark fails.
 const fakeSweet = `#!/usr/bin/env bash
@@ -34,9 +35,12 @@ done
 config=$1
 [ -z "$FAKE_FAIL" ] || { echo "[sweet] error: run benchmark markdown for config heap: exit status 2" >&2; exit 1; }
 name=$(sed -n 's/^ *name = "\(.*\)"/\1/p' "$config")
+godebug=$(grep -o 'GODEBUG=[^"]*' "$config" | head -n 1)
 for b in ${run//,/ }; do
 	mkdir -p "$work/$b/$name/bin" "$results/$b"
-	cp "$FAKE_BIN" "$work/$b/$name/bin/$b-bench"
+	bin=$work/$b/$name/bin/$b-bench
+	[ -f "$bin" ] || cp "$FAKE_BIN" "$bin"
+	env ${FAKE_GODEBUG:-$godebug} XBENCH_SLEEP=1 "$bin" -test.run='^TestHelperSleep$' >/dev/null
 	cp "$FAKE_DATA/$b/heap.results" "$results/$b/$name.results"
 	if grep -q cpuprofile "$config"; then
 		mkdir -p "$results/$b/$name.debug"
@@ -60,8 +64,10 @@ func TestSweetCells(t *testing.T) {
 	t.Setenv("FAKE_DATA", data)
 	t.Setenv("FAKE_PROFILE", prof)
 	t.Setenv("FAKE_FAIL", "")
+	t.Setenv("FAKE_GODEBUG", "")
 	platform := runtime.GOOS + "/" + runtime.GOARCH
-	info := toolchain.Info{Variant: "heap", GOROOT: "/toolchains/heap", Version: "go version " + runtime.Version() + " " + platform}
+	info := toolchain.Info{Variant: "heap", GOROOT: "/toolchains/heap", Version: "go version " + runtime.Version() + " " + platform,
+		GODEBUG: "asyncpreemptoff=0"}
 	set, _ := suite.Find(suite.Sets(false), "sweet-controls")
 	results := filepath.Join(dir, "results")
 	x := &Executor{Dir: results, Tools: &Tools{Sweet: sweet, Benchmarks: dir},
@@ -92,8 +98,13 @@ func TestSweetCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := SweetResults(data, set, "heap")
-	if run != string(want) {
-		t.Errorf("run cell wrote\n%s\nwant\n%s", run, want)
+	record := ""
+	for _, b := range []string{"gopher-lua", "markdown"} {
+		record += "# processes of " + filepath.Join(results, WorkDir, "sweet", "work", b, "heap", "bin", b+"-bench") +
+			" ran with GODEBUG \"asyncpreemptoff=0\" (1 seen)\n"
+	}
+	if run != record+string(want) {
+		t.Errorf("run cell wrote\n%s\nwant\n%s", run, record+string(want))
 	}
 	config, _ := os.ReadFile(filepath.Join(results, WorkDir, "sweet", "timerlab-heap-run.toml"))
 	if wantConfig, _ := configs.Sweet([]toolchain.Info{info}, false); !bytes.Equal(config, wantConfig) {
@@ -114,10 +125,25 @@ func TestSweetCells(t *testing.T) {
 	_, err = cell(matrix.Run)
 	oneLine(t, "a binary built by another Go", err, "gopher-lua-bench was built by "+runtime.Version(), "go1.27.4-timerlab.heap")
 	x.Infos["heap"] = info
+	t.Setenv("FAKE_GODEBUG", "GODEBUG=asyncpreemptoff=1")
+	for _, kind := range []matrix.Kind{matrix.Run, matrix.Profile} {
+		_, err = cell(kind)
+		oneLine(t, "a binary run with another GODEBUG", err, "ran with GODEBUG \"asyncpreemptoff=1\", not heap's \"asyncpreemptoff=0\"")
+	}
+	t.Setenv("FAKE_GODEBUG", "")
 	t.Setenv("FAKE_FAIL", "1")
 	if _, err = cell(matrix.Run); err == nil || !strings.Contains(err.Error(), "run benchmark markdown") {
 		t.Errorf("sweet failing: %v, want its error", err)
 	}
+}
+
+// TestHelperSleep is the benchmark process of fakeSweet and TestEnvWatch: it sleeps long enough
+// to be seen by an envWatch.
+func TestHelperSleep(t *testing.T) {
+	if os.Getenv("XBENCH_SLEEP") == "" {
+		t.Skip("a benchmark process of the fake tools")
+	}
+	time.Sleep(50 * watchPeriod)
 }
 
 // TestPortsFree checks the check of etcd's ports on a port something listens on.
@@ -133,4 +159,38 @@ func TestPortsFree(t *testing.T) {
 	if err := portsFree([]int{port}); err != nil {
 		t.Errorf("a free port: %v", err)
 	}
+}
+
+// TestEnvWatch runs a copy of the test binary through run, as a tool runs a benchmark: the watch
+// sees its process and GODEBUG, counts it once however long it lives, and passes only the
+// GODEBUG it saw; a watch of other binaries sees nothing, and says so.
+func TestEnvWatch(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	self, _ := os.Executable()
+	bin := filepath.Join(t.TempDir(), "bench")
+	if err := os.WriteFile(bin, mustRead(t, self), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "XBENCH_SLEEP=1", "GODEBUG=asyncpreemptoff=1")
+	script := `"$1" -test.run='^TestHelperSleep$' >/dev/null`
+	w := newEnvWatch([]string{bin})
+	if _, err := run(t.Context(), t.TempDir(), env, w, "bash", "-c", script, "bash", bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.check("slack", "asyncpreemptoff=1"); err != nil {
+		t.Error(err)
+	}
+	if got, want := w.record(), "# processes of "+bin+" ran with GODEBUG \"asyncpreemptoff=1\" (1 seen)\n"; got != want {
+		t.Errorf("record %q, want %q", got, want)
+	}
+	oneLine(t, "another GODEBUG", w.check("slack", "timerslack=1"), bin+" ran with GODEBUG \"asyncpreemptoff=1\", not slack's \"timerslack=1\"")
+	oneLine(t, "no GODEBUG wanted", w.check("heap", ""), "not heap's none")
+
+	w = newEnvWatch([]string{bin + "-other"})
+	if _, err := run(t.Context(), t.TempDir(), env, w, "bash", "-c", script, "bash", bin); err != nil {
+		t.Fatal(err)
+	}
+	oneLine(t, "no process of the binaries", w.check("slack", "asyncpreemptoff=1"), "no process of slack's binaries was seen running")
 }

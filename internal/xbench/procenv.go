@@ -1,0 +1,195 @@
+package xbench
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// What a benchmark process ran with is checked where it ran. sweet and bent pass a variant's
+// GODEBUG on to its binaries through their configurations (internal/configs); a tool that dropped
+// or changed it would run one variant's binaries as another, since an alias of a toolchain differs
+// from it in GODEBUG alone. While a run or profile cell runs, an envWatch reads the environment of
+// each process of the tool's process group whose executable is one of the cell's binaries, from
+// Linux's /proc, every watchPeriod. The cell fails unless at least one such process was seen and
+// each saw the variant's GODEBUG; a run cell's output records what they saw.
+
+// watchPeriod is how often an envWatch looks for new processes. A benchmark process lives for
+// seconds (a benchmark's -benchtime, an etcd server's run); the watch costs a read of /proc's
+// directory and of each process's stat per period.
+const watchPeriod = 10 * time.Millisecond
+
+// envWatch records the GODEBUG of the processes that run a cell's binaries.
+type envWatch struct {
+	bins map[string]bool // the cell's binaries, absolute paths
+
+	// Written by the watching goroutine until stopped is closed, read after.
+	seen  map[seenProc]int // processes, by binary and GODEBUG
+	pids  map[int]bool     // the processes counted in seen
+	pgid  int
+	done  chan struct{} // closed to stop the watch
+	ended chan struct{} // closed when the watching goroutine returns
+}
+
+type seenProc struct{ bin, godebug string }
+
+// newEnvWatch returns a watch of the processes running one of bins, or nil where there is no
+// /proc to read (the checks of a nil watch pass).
+func newEnvWatch(bins []string) *envWatch {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	w := &envWatch{bins: map[string]bool{}, seen: map[seenProc]int{}, pids: map[int]bool{}}
+	for _, b := range bins {
+		if abs, err := filepath.Abs(b); err == nil {
+			w.bins[abs] = true
+		}
+	}
+	return w
+}
+
+// start watches the process group pgid until stop.
+func (w *envWatch) start(pgid int) {
+	if w == nil {
+		return
+	}
+	w.pgid, w.done, w.ended = pgid, make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(w.ended)
+		t := time.NewTicker(watchPeriod)
+		defer t.Stop()
+		for {
+			w.scan()
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+// stop ends the watch started by start, once its last scan is done.
+func (w *envWatch) stop() {
+	if w == nil || w.done == nil {
+		return
+	}
+	close(w.done)
+	<-w.ended
+}
+
+// scan records each process of the group, not seen before, that runs one of the binaries.
+func (w *envWatch) scan() {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || w.pids[pid] {
+			continue
+		}
+		proc := filepath.Join("/proc", e.Name())
+		if pgrp, ok := processGroup(proc); !ok || pgrp != w.pgid {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join(proc, "exe"))
+		if err != nil || !w.bins[exe] {
+			continue // not yet exec'd, or another program (a shell, the go command)
+		}
+		environ, err := os.ReadFile(filepath.Join(proc, "environ"))
+		if err != nil {
+			continue
+		}
+		// A process that exits between the two reads leaves an empty environ: its exe is gone
+		// once its memory is.
+		if again, err := os.Readlink(filepath.Join(proc, "exe")); err != nil || again != exe {
+			continue
+		}
+		w.pids[pid] = true
+		w.seen[seenProc{exe, godebugOf(environ)}]++
+	}
+}
+
+// processGroup returns the process group of the process whose /proc directory is proc.
+func processGroup(proc string) (int, bool) {
+	stat, err := os.ReadFile(filepath.Join(proc, "stat"))
+	if err != nil {
+		return 0, false
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 3 {
+		return 0, false
+	}
+	pgrp, err := strconv.Atoi(f[2])
+	return pgrp, err == nil
+}
+
+// godebugOf returns the GODEBUG of a NUL-separated environment as the runtime reads it: the first
+// GODEBUG= entry's value, "" where there is none.
+func godebugOf(environ []byte) string {
+	for _, kv := range bytes.Split(environ, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte("GODEBUG=")); ok {
+			return string(v)
+		}
+	}
+	return ""
+}
+
+// check reports an error unless at least one process was seen and each saw the GODEBUG want.
+func (w *envWatch) check(variant, want string) error {
+	if w == nil {
+		return nil
+	}
+	if len(w.seen) == 0 {
+		return fmt.Errorf("no process of %s's binaries was seen running, so their GODEBUG is unchecked (the binaries: %s)",
+			variant, strings.Join(slices.Sorted(maps.Keys(w.bins)), ", "))
+	}
+	for _, p := range w.sorted() {
+		if p.godebug != want {
+			return fmt.Errorf("%s ran with GODEBUG %s, not %s's %s: the tool did not pass the variant's environment on",
+				p.bin, quoteNone(p.godebug), variant, quoteNone(want))
+		}
+	}
+	return nil
+}
+
+// record returns a comment line per binary and GODEBUG seen, for a cell's output: what each
+// process ran with, as the raw files of go test sets record their runs' GODEBUG.
+func (w *envWatch) record() string {
+	if w == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range w.sorted() {
+		fmt.Fprintf(&b, "# processes of %s ran with GODEBUG %s (%d seen)\n", p.bin, quoteNone(p.godebug), w.seen[p])
+	}
+	return b.String()
+}
+
+func (w *envWatch) sorted() []seenProc {
+	return slices.SortedFunc(maps.Keys(w.seen), func(a, b seenProc) int {
+		return cmp.Or(strings.Compare(a.bin, b.bin), strings.Compare(a.godebug, b.godebug))
+	})
+}
+
+// quoteNone quotes a GODEBUG, or says none.
+func quoteNone(godebug string) string {
+	if godebug == "" {
+		return "none"
+	}
+	return strconv.Quote(godebug)
+}
