@@ -389,7 +389,7 @@ func TestReportOfMakesSeries(t *testing.T) {
 		return string(md), errOut.String()
 	}
 	md, stderr := render()
-	if want := "timerlab: the golang.org/x/benchmarks matrix in " + xb + " left out: not of patch series 483a63fb\n"; !strings.Contains(stderr, want) ||
+	if want := "timerlab: the golang.org/x/benchmarks matrix in " + xb + " left out: it ran patch series f2f6279f, these results 483a63fb\n"; !strings.Contains(stderr, want) ||
 		strings.Contains(md, "## golang.org/x/benchmarks") {
 		t.Errorf("an x/benchmarks matrix of another series: stderr %q, want %q and no section", stderr, want)
 	}
@@ -403,6 +403,13 @@ func TestReportOfMakesSeries(t *testing.T) {
 	md, stderr = render()
 	if !strings.Contains(stderr, "timerlab: the golang.org/x/benchmarks section from "+xb+"\n") || !strings.Contains(md, "## golang.org/x/benchmarks") {
 		t.Errorf("an x/benchmarks matrix of the same series: stderr %q; want its section", stderr)
+	}
+	// An x/benchmarks matrix that cannot be rendered (here: a raw file gone) leaves make's report
+	// without the section, not without a report.
+	os.Remove(filepath.Join(xb, "raw", "heap.txt"))
+	md, stderr = render()
+	if !strings.Contains(stderr, "timerlab: the golang.org/x/benchmarks matrix in "+xb+" left out: ") || strings.Contains(md, "## golang.org/x/benchmarks") {
+		t.Errorf("an incomplete x/benchmarks matrix: stderr %q; want it left out", stderr)
 	}
 }
 

@@ -234,6 +234,7 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 // CheckSeries records code, the patch series of the checkout that renders r (lab.Layout.SeriesHash),
 // where it differs from the series r's results ran with.
 func (r *Report) CheckSeries(code string) {
+	r.CodeSeries = ""
 	if code != r.Env.SeriesSHA256 {
 		r.CodeSeries = code
 	}
@@ -589,15 +590,21 @@ func Render(l lab.Layout, dir, docs, xbench, instr string, partial bool, log io.
 	}
 	if xbench == "" && own {
 		if _, err := matrix.ReadSpec(l.XBenchResults()); err == nil {
-			if env, err := results.ReadEnv(l.XBenchResults()); err == nil && env.SeriesSHA256 == r.Env.SeriesSHA256 {
-				xbench = l.XBenchResults()
+			d := l.XBenchResults()
+			env, err := results.ReadEnv(d)
+			switch {
+			case err == nil && env.SeriesSHA256 != r.Env.SeriesSHA256:
+				err = fmt.Errorf("it ran patch series %.8s, these results %.8s", env.SeriesSHA256, r.Env.SeriesSHA256)
+			case err == nil:
+				err = r.LoadXBench(d)
+			}
+			if err != nil {
+				fmt.Fprintf(log, "timerlab: the golang.org/x/benchmarks matrix in %s left out: %v\n", d, err)
 			} else {
-				fmt.Fprintf(log, "timerlab: the golang.org/x/benchmarks matrix in %s left out: not of patch series %.8s\n",
-					l.XBenchResults(), r.Env.SeriesSHA256)
+				fmt.Fprintf(log, "timerlab: the golang.org/x/benchmarks section from %s\n", d)
 			}
 		}
-	}
-	if xbench != "" && xbench != "none" {
+	} else if xbench != "" && xbench != "none" {
 		if err := r.LoadXBench(xbench); err != nil {
 			return err
 		}
