@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # install-deps.sh: make sure the machine has what the pipeline runs: a Go of at least 1.24.6 to
 # bootstrap make.bash and build our tools, git, make, flock, diff, sha256sum, valgrind (its
-# cachegrind counts instructions for `timerlab instr`, docs/metrics.md) and qemu-user-static (the
+# cachegrind counts instructions for `timerlab instr`, docs/metrics.md), strip and xz (the packs of
+# `timerlab bench --build-only`, docs/benchmarks.md) and qemu-user-static (the
 # timer tests of other ports, scripts/test-ports.sh). Missing Debian packages are installed with
 # apt-get, after apt-get update, when we are root; a missing Go is an error (this project's machines
 # ship one; GOROOT_BOOTSTRAP may name another).
 set -euo pipefail
 
 need_pkgs=()
-for tool in git:git make:make flock:util-linux diff:diffutils sha256sum:coreutils tar:tar valgrind:valgrind \
+for tool in git:git make:make flock:util-linux diff:diffutils sha256sum:coreutils tar:tar valgrind:valgrind strip:binutils xz:xz-utils \
 	qemu-arm-static:qemu-user-static qemu-mipsel-static:qemu-user-static qemu-aarch64-static:qemu-user-static \
 	qemu-riscv64-static:qemu-user-static; do
 	pkg=${tool#*:}

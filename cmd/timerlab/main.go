@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"timerlab/internal/configs"
@@ -101,7 +102,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "timerlab: unknown command %q (timerlab help lists them)\n", name)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Interrupted or terminated, a command cancels its context: the tools it runs (sweet, bent,
+	// their servers) are killed with their process groups, not left running.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	helpOut, logOut = stdout, stderr
 	err := cmd.run(ctx, args[1:])

@@ -182,7 +182,6 @@ func TestRefusedCommandLines(t *testing.T) {
 		{[]string{"bench", "--sweep-sets", "wakeup"}, `timerlab bench: --sweep-sets: unknown benchmark set "wakeup"`},
 		{[]string{"bench", "--variants", "null", "--sets", "timers"}, "timerlab bench: --variants: no variant left to run: " +
 			"null (the null floor: its AfterFunc timers never fire) runs only on the sets floor, none of them selected"},
-		{[]string{"bench", "--build-only", "--sets", "bent"}, "timerlab bench: --build-only: bent: sweet and bent build and run in one step"},
 		{[]string{"bench", "--build-only", "--pkg", "time"}, "timerlab bench: --build-only: --pkg's sets run in their package's directory"},
 		{[]string{"bench", "--bench", "Stop"}, "timerlab bench: --bench selects the benchmarks of --pkg's packages: name them with --pkg"},
 		{[]string{"report", "build/results"}, `timerlab report: unexpected argument "build/results"`},

@@ -46,8 +46,9 @@ func buildEnv(t toolchain.Info) []string {
 	return []string{"GOTOOLCHAIN=local", "GOEXPERIMENT=" + t.GOEXPERIMENT}
 }
 
-// runEnv is buildEnv plus the variant's GODEBUG.
-func runEnv(t toolchain.Info) []string {
+// ExecEnv is what the configurations add to the environment the variant's binaries run in:
+// buildEnv plus the variant's GODEBUG.
+func ExecEnv(t toolchain.Info) []string {
 	env := buildEnv(t)
 	if t.GODEBUG != "" {
 		env = append(env, "GODEBUG="+t.GODEBUG)
@@ -60,7 +61,7 @@ func runEnv(t toolchain.Info) []string {
 func Bent(tcs []toolchain.Info, profile bool) ([]byte, error) {
 	var doc struct{ Configurations []BentConfig }
 	for _, t := range tcs {
-		c := BentConfig{Name: t.Variant, Root: t.GOROOT + "/", GcEnv: buildEnv(t), RunEnv: runEnv(t)}
+		c := BentConfig{Name: t.Variant, Root: t.GOROOT + "/", GcEnv: buildEnv(t), RunEnv: ExecEnv(t)}
 		if profile {
 			c.RunWrap = []string{"cpuprofile"}
 		}
@@ -76,7 +77,7 @@ func Sweet(tcs []toolchain.Info, profile bool) ([]byte, error) {
 		Config []SweetConfig `toml:"config"`
 	}
 	for _, t := range tcs {
-		c := SweetConfig{Name: t.Variant, GOROOT: t.GOROOT, EnvBuild: buildEnv(t), EnvExec: runEnv(t)}
+		c := SweetConfig{Name: t.Variant, GOROOT: t.GOROOT, EnvBuild: buildEnv(t), EnvExec: ExecEnv(t)}
 		if profile {
 			c.Diagnostics = []string{"cpuprofile"}
 		}

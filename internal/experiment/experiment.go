@@ -3,8 +3,10 @@
 // toolchains (and sweet and bent where a set
 // needs them), checks that a directory being resumed was started with the same binaries on the
 // same machine, records the build and the environment, runs the cells not done yet with the
-// executor of each set's tool, and assembles each variant's raw file. Two modes split a matrix across machines: BuildOnly builds the test binaries
-// and stops; Prebuilt runs those binaries where there are no toolchains.
+// executor of each set's tool, and assembles each variant's raw file. Two modes split a matrix
+// across machines: BuildOnly builds the test binaries (and has sweet and bent build theirs, which
+// it stages beside them) and stops; Prebuilt runs those binaries where there are no toolchains,
+// and no sweet or bent.
 //
 // Nothing here writes to a results directory before every check that can refuse it has passed.
 package experiment
@@ -145,10 +147,6 @@ func Prebuilt(ctx context.Context, l lab.Layout, out string, timeout time.Durati
 		}
 		e.sets = append(e.sets, s)
 	}
-	if xb := selection.XBench(e.sets); len(xb) > 0 {
-		return fmt.Errorf("--prebuilt: %s: sweet and bent build and run in one step, where the toolchains are",
-			strings.Join(xb, ", "))
-	}
 	return e.run(ctx, out, spec, timeout)
 }
 
@@ -176,10 +174,6 @@ func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
 	}
 	e := &experiment{layout: l, quick: o.Quick, buildOnly: o.BuildOnly, log: orDiscard(o.Log),
 		variants: m.Variants, sets: m.Sets, only: m.Only, pkgs: pkgs}
-	if xb := selection.XBench(e.sets); o.BuildOnly && len(xb) > 0 {
-		return nil, selection.Errorf("--build-only: %s: sweet and bent build and run in one step, where the toolchains are",
-			strings.Join(xb, ", "))
-	}
 	if e.toolchains, err = toolchain.OpenAll(l, e.variants); err != nil {
 		return nil, err
 	}
@@ -386,10 +380,12 @@ func (e *experiment) executor(out string, spec matrix.Spec, timeout time.Duratio
 	for _, s := range e.sets {
 		x.Sets[s.Name] = s
 	}
-	if e.tools == nil {
+	if len(selection.XBench(e.sets)) == 0 {
 		return x
 	}
-	xb := &xbench.Executor{Dir: out, Tools: e.tools, Toolchains: tcs,
+	// Without the toolchains (prebuilt) there are no tools either: the cells run the binaries
+	// that the build-only run staged (xbench.Executor.Stage).
+	xb := &xbench.Executor{Dir: out, Tools: e.tools, Toolchains: tcs, Stage: e.buildOnly,
 		Infos: map[string]toolchain.Info{}, Sets: x.Sets, Count: spec.Count, Timeout: timeout, Log: e.log}
 	for _, t := range build.Toolchains {
 		xb.Infos[t.Variant] = t

@@ -51,8 +51,11 @@ type Executor struct {
 	Infos      map[string]toolchain.Info
 	Sets       map[string]suite.Set // by set name
 	Count      int                  // runs per run cell: sweet's -count, bent's -N
-	Timeout    time.Duration        // limit for one cell
-	Log        io.Writer
+	// Stage has each build cell stage its binaries for a prebuilt run (timerlab bench
+	// --build-only: pack.go). Without Tools, the cells run from the binaries staged so (prebuilt).
+	Stage   bool
+	Timeout time.Duration // limit for one cell
+	Log     io.Writer
 }
 
 var _ matrix.Executor = (*Executor)(nil)
@@ -64,10 +67,15 @@ func (x *Executor) Execute(ctx context.Context, c matrix.Cell, out string) error
 		return fmt.Errorf("no set %s of sweet or bent", c.Set)
 	}
 	info, ok := x.Infos[c.Variant]
+	if ok && x.Tools == nil {
+		ctx, cancel := context.WithTimeout(ctx, x.Timeout)
+		defer cancel()
+		return x.prebuilt(ctx, set, c, info, out)
+	}
 	tc := x.Toolchains[c.Variant]
 	if !ok || tc == nil {
-		return fmt.Errorf("variant %s: no toolchain to build %s with here: sweet and bent build and run in one "+
-			"place, where the toolchains are", c.Variant, c.Set)
+		return fmt.Errorf("variant %s: no toolchain to build %s with here: build it where the toolchains are "+
+			"(timerlab bench --build-only), and run it with --prebuilt", c.Variant, c.Set)
 	}
 	ctx, cancel := context.WithTimeout(ctx, x.Timeout)
 	defer cancel()
@@ -124,7 +132,7 @@ func (x *Executor) sweet(ctx context.Context, set suite.Set, c matrix.Cell, info
 	if c.Kind == matrix.Build {
 		args = append(args, "-short")
 	} else {
-		watch = newEnvWatch(filesIn(bins))
+		watch = newEnvWatch(nil, bins)
 	}
 	if _, err := x.run(ctx, root, toolchain.RunEnv(lab.Variant{}), watch, x.Tools.Sweet, append(args, configFile)...); err != nil {
 		return err
@@ -139,6 +147,15 @@ func (x *Executor) sweet(ctx context.Context, set suite.Set, c matrix.Cell, info
 	var data []byte
 	switch c.Kind {
 	case matrix.Build:
+		if x.Stage {
+			from := map[string]string{}
+			for i, name := range set.XBenchNames() {
+				from[name] = bins[i]
+			}
+			if err := stage(x.Dir, c, from); err != nil {
+				return err
+			}
+		}
 		data = []byte(fmt.Sprintf("# The binaries sweet built for %s with %s's toolchain (under %s):\n%s", set.Name,
 			info.Variant, work, manifest))
 	case matrix.Run:
@@ -168,18 +185,6 @@ func configName(variant string, profile bool) string {
 func (x *Executor) run(ctx context.Context, dir string, env []string, watch *envWatch, name string, args ...string) ([]byte, error) {
 	fmt.Fprintf(x.Log, "timerlab:   (cd %s && %s %s)\n", dir, filepath.Base(name), strings.Join(args, " "))
 	return run(ctx, dir, env, watch, name, args...)
-}
-
-// filesIn lists the files in the directories dirs (none where a directory cannot be read).
-func filesIn(dirs []string) []string {
-	var files []string
-	for _, dir := range dirs {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			files = append(files, filepath.Join(dir, e.Name()))
-		}
-	}
-	return files
 }
 
 // etcdPorts are the ports sweet's etcd cluster listens on: three servers, a client and a peer
@@ -283,7 +288,7 @@ func (x *Executor) bent(ctx context.Context, set suite.Set, c matrix.Cell, tc *t
 		}
 		args = []string{"-N", "0", "-C", configFile, "-B", benchFile} // get and build, run nothing
 	} else {
-		watch = newEnvWatch(bins)
+		watch = newEnvWatch(bins, nil)
 	}
 	output, err := x.run(ctx, dir, env, watch, x.Tools.Bent, args...)
 	if err != nil {
@@ -310,6 +315,15 @@ func (x *Executor) bent(ctx context.Context, set suite.Set, c matrix.Cell, tc *t
 	var data []byte
 	switch c.Kind {
 	case matrix.Build:
+		if x.Stage {
+			from := map[string]string{}
+			for i, xb := range set.XBench {
+				from[xb.Suite+".test"] = bins[i]
+			}
+			if err := stage(x.Dir, c, from); err != nil {
+				return err
+			}
+		}
 		build, _ := bentOutput(dir, info.Variant, "build") // bent's build times, in benchmark format
 		data = []byte(fmt.Sprintf("# The test binaries bent built for %s with %s's toolchain:\n%s%s", set.Name,
 			info.Variant, manifest.String(), readOr(build)))
@@ -439,13 +453,31 @@ func readOr(path string) string {
 // the command fails, so that no server it started outlives it (etcd's). It returns the combined
 // output; an error holds its tail. watch, if any, watches the group while the command runs.
 func run(ctx context.Context, dir string, env []string, watch *envWatch, name string, args ...string) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := runGroup(ctx, dir, env, watch, &buf, &buf, name, args...); err != nil {
+		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(buf.Bytes()))
+	}
+	return buf.Bytes(), nil
+}
+
+// runStdout is run for a benchmark driver, whose standard output is its results: it returns the
+// standard output alone; an error holds the tail of both.
+func runStdout(ctx context.Context, dir string, env []string, watch *envWatch, name string, args ...string) ([]byte, error) {
+	var stdout, both bytes.Buffer
+	if err := runGroup(ctx, dir, env, watch, io.MultiWriter(&stdout, &both), &both, name, args...); err != nil {
+		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(both.Bytes()))
+	}
+	return stdout.Bytes(), nil
+}
+
+// runGroup runs name with args as run says, its output to stdout and stderr.
+func runGroup(ctx context.Context, dir string, env []string, watch *envWatch, stdout, stderr io.Writer, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Start()
 	if err == nil {
 		watch.start(cmd.Process.Pid)
@@ -459,9 +491,8 @@ func run(ctx context.Context, dir string, env []string, watch *envWatch, name st
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%v (%v)", err, context.Cause(ctx))
 		}
-		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(buf.Bytes()))
 	}
-	return buf.Bytes(), nil
+	return err
 }
 
 // tail returns the last lines of output, enough to show why a command failed.

@@ -40,6 +40,9 @@ for b in ${run//,/ }; do
 	mkdir -p "$work/$b/$name/bin" "$results/$b"
 	bin=$work/$b/$name/bin/$b-bench
 	[ -f "$bin" ] || cp "$FAKE_BIN" "$bin"
+	if [ "$b" = etcd ]; then # etcd's driver runs two more binaries
+		for extra in etcd benchmark; do [ -f "$work/$b/$name/bin/$extra" ] || cp "$FAKE_BIN" "$work/$b/$name/bin/$extra"; done
+	fi
 	env ${FAKE_GODEBUG:-$godebug} XBENCH_SLEEP=1 "$bin" -test.run='^TestHelperSleep$' >/dev/null
 	cp "$FAKE_DATA/$b/heap.results" "$results/$b/$name.results"
 	if grep -q cpuprofile "$config"; then
@@ -175,7 +178,7 @@ func TestEnvWatch(t *testing.T) {
 	}
 	env := append(os.Environ(), "XBENCH_SLEEP=1", "GODEBUG=asyncpreemptoff=1")
 	script := `"$1" -test.run='^TestHelperSleep$' >/dev/null`
-	w := newEnvWatch([]string{bin})
+	w := newEnvWatch([]string{bin}, nil)
 	if _, err := run(t.Context(), t.TempDir(), env, w, "bash", "-c", script, "bash", bin); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +191,7 @@ func TestEnvWatch(t *testing.T) {
 	oneLine(t, "another GODEBUG", w.check("slack", "timerslack=1"), bin+" ran with GODEBUG \"asyncpreemptoff=1\", not slack's \"timerslack=1\"")
 	oneLine(t, "no GODEBUG wanted", w.check("heap", ""), "not heap's none")
 
-	w = newEnvWatch([]string{bin + "-other"})
+	w = newEnvWatch([]string{bin + "-other"}, nil)
 	if _, err := run(t.Context(), t.TempDir(), env, w, "bash", "-c", script, "bash", bin); err != nil {
 		t.Fatal(err)
 	}
