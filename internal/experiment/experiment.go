@@ -18,6 +18,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -147,6 +148,9 @@ func Prebuilt(ctx context.Context, l lab.Layout, out string, timeout time.Durati
 		}
 		e.sets = append(e.sets, s)
 	}
+	if err := xbench.CheckStaged(out, spec.Variants, e.sets); err != nil {
+		return fmt.Errorf("--prebuilt: %v", err)
+	}
 	return e.run(ctx, out, spec, timeout)
 }
 
@@ -174,6 +178,12 @@ func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
 	}
 	e := &experiment{layout: l, quick: o.Quick, buildOnly: o.BuildOnly, log: orDiscard(o.Log),
 		variants: m.Variants, sets: m.Sets, only: m.Only, pkgs: pkgs}
+	if len(selection.XBench(e.sets)) > 0 && o.BuildOnly {
+		if _, err := exec.LookPath("strip"); err != nil {
+			return nil, selection.Errorf("--build-only: strip is not installed, and a pack of %s needs its binaries "+
+				"stripped: install binutils (scripts/install-deps.sh does)", strings.Join(selection.XBench(e.sets), ", "))
+		}
+	}
 	if e.toolchains, err = toolchain.OpenAll(l, e.variants); err != nil {
 		return nil, err
 	}
@@ -351,6 +361,9 @@ func (e *experiment) runBuilds(ctx context.Context, runner *matrix.Runner, spec 
 		return err
 	}
 	if err := gotest.StageGOROOT(out, e.toolchains[0].GOROOT); err != nil {
+		return err
+	}
+	if err := xbench.CheckStaged(out, spec.Variants, e.sets); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.log, "timerlab: test binaries in %s/bin; next, where they are to run, in a checkout of the same "+

@@ -204,7 +204,10 @@ func TestXBenchSetsNeedTools(t *testing.T) {
 	os.WriteFile(filepath.Join(out, "matrix.json"), []byte(`{"quick": false, "variants": ["heap"], "sets": ["sweet-etcd"], "rounds": 1, "count": 1}`), 0o644)
 	os.WriteFile(filepath.Join(out, "build.json"), []byte(`{"toolchains": [{"Variant": "heap"}]}`), 0o644)
 	err = Prebuilt(t.Context(), l, out, time.Minute, nil)
-	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "sweet-etcd.d is not built") ||
+	if _, statErr := os.Stat(filepath.Join(out, "env.json")); statErr == nil {
+		t.Error("the refused prebuilt run wrote env.json")
+	}
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--prebuilt: no binaries staged for heap sweet-etcd") ||
 		!strings.Contains(err.Error(), "--build-only") {
 		t.Errorf("Prebuilt of a matrix with sweet-etcd not built: %v, want one line pointing to --build-only", err)
 	}

@@ -22,13 +22,8 @@ func (r *Report) LoadInstr(dir string) error {
 	if x.Env.Mode != "instr" {
 		return fmt.Errorf("%s is no matrix of instruction counts (timerlab instr makes one)", dir)
 	}
-	if x.Env.SeriesSHA256 != r.Env.SeriesSHA256 {
-		if !r.partial {
-			return fmt.Errorf("%s counts patch series %.8s, %s times %.8s: count the series timed (timerlab instr), "+
-				"or render them mixed with --partial", dir, x.Env.SeriesSHA256, r.Dir, r.Env.SeriesSHA256)
-		}
-		r.Partial = append(r.Partial, fmt.Sprintf("the instruction counts (%s) are of patch series %.8s, the times of %.8s",
-			filepath.Base(dir), x.Env.SeriesSHA256, r.Env.SeriesSHA256))
+	if err := r.mixSeries("the instruction counts", dir, x.Env.SeriesSHA256, "count the series timed (timerlab instr)"); err != nil {
+		return err
 	}
 	for _, p := range x.Partial {
 		r.Partial = append(r.Partial, fmt.Sprintf("the instruction counts (%s): %s", filepath.Base(dir), p))

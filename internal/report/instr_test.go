@@ -93,7 +93,7 @@ func TestInstrBesideTimes(t *testing.T) {
 	if err := r.LoadInstr(writeCounts(t, strings.Repeat("0", 64))); err != nil {
 		t.Fatalf("counts of another series in a partial report: %v", err)
 	}
-	const want = ") are of patch series 00000000, the times of 483a63fb"
+	const want = ") ran patch series 00000000, the rest 483a63fb"
 	if !slices.ContainsFunc(r.Partial, func(p string) bool {
 		return strings.HasPrefix(p, "the instruction counts (") && strings.HasSuffix(p, want)
 	}) {

@@ -231,6 +231,22 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, charts []savedChart) {
 	r.writeWarnings(b)
 }
 
+// mixSeries adds to r a section, named what, of the results directory dir, which ran patch series
+// series: where that is not r's series it refuses the section, in an error whose cause is how,
+// unless r is partial, whose list then says so.
+func (r *Report) mixSeries(what, dir, series, how string) error {
+	if series == r.Env.SeriesSHA256 {
+		return nil
+	}
+	if !r.partial {
+		return fmt.Errorf("%s (%s) ran patch series %.8s, %s ran %.8s: %s, or render them mixed with --partial",
+			what, dir, series, r.Dir, r.Env.SeriesSHA256, how)
+	}
+	r.Partial = append(r.Partial, fmt.Sprintf("%s (%s) ran patch series %.8s, the rest %.8s", what, filepath.Base(dir),
+		series, r.Env.SeriesSHA256))
+	return nil
+}
+
 // CheckSeries records code, the patch series of the checkout that renders r (lab.Layout.SeriesHash),
 // where it differs from the series r's results ran with.
 func (r *Report) CheckSeries(code string) {

@@ -48,13 +48,8 @@ func (r *Report) LoadXBench(dir string) error {
 	if other := x.setsOf(false); len(other) > 0 {
 		return fmt.Errorf("%s holds sets other than those of golang.org/x/benchmarks (%s)", dir, strings.Join(other, ", "))
 	}
-	if x.Env.SeriesSHA256 != r.Env.SeriesSHA256 {
-		if !r.partial {
-			return fmt.Errorf("%s ran patch series %.8s, %s ran %.8s: run both at one series, or render them mixed "+
-				"with --partial", dir, x.Env.SeriesSHA256, r.Dir, r.Env.SeriesSHA256)
-		}
-		r.Partial = append(r.Partial, fmt.Sprintf("the golang.org/x/benchmarks matrix (%s) ran patch series %.8s, the rest %.8s",
-			filepath.Base(dir), x.Env.SeriesSHA256, r.Env.SeriesSHA256))
+	if err := r.mixSeries("the golang.org/x/benchmarks matrix", dir, x.Env.SeriesSHA256, "run both at one series"); err != nil {
+		return err
 	}
 	if x.Env.MachineLine() != r.Env.MachineLine() {
 		x.Warnings = append(x.Warnings, fmt.Sprintf("the golang.org/x/benchmarks matrix (%s) ran on %s; the rest on %s",

@@ -41,7 +41,8 @@ const WorkDir = "xbench"
 // built by the variant's toolchain. A run cell is one `sweet run -count N` or `bent -N N` of the
 // set with the variant alone, its output in Go benchmark format; a profile cell is one more run
 // with sweet's cpuprofile diagnostic or bent's cpuprofile wrapper, the CPU profiles it writes
-// merged into one. After every cell the binaries that ran are checked again.
+// merged into one. After every cell the binaries that ran are checked again; a prebuilt cell
+// (pack.go) checks the staged binaries before it runs them.
 type Executor struct {
 	Dir   string // the results directory
 	Tools *Tools // sweet and bent at the pin
@@ -461,13 +462,29 @@ func run(ctx context.Context, dir string, env []string, watch *envWatch, name st
 }
 
 // runStdout is run for a benchmark driver, whose standard output is its results: it returns the
-// standard output alone; an error holds the tail of both.
+// standard output alone; an error holds the tail of both. Only the last 64 KiB of both are kept:
+// etcd's driver copies its servers' logs to its standard error, about 120 MB a run.
 func runStdout(ctx context.Context, dir string, env []string, watch *envWatch, name string, args ...string) ([]byte, error) {
-	var stdout, both bytes.Buffer
-	if err := runGroup(ctx, dir, env, watch, io.MultiWriter(&stdout, &both), &both, name, args...); err != nil {
-		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(both.Bytes()))
+	var stdout bytes.Buffer
+	both := &tailBuffer{max: 64 << 10}
+	if err := runGroup(ctx, dir, env, watch, io.MultiWriter(&stdout, both), both, name, args...); err != nil {
+		return nil, fmt.Errorf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(both.buf))
 	}
 	return stdout.Bytes(), nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
 }
 
 // runGroup runs name with args as run says, its output to stdout and stderr.

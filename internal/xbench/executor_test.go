@@ -52,25 +52,37 @@ for b in ${run//,/ }; do
 done
 `
 
-// TestSweetCells runs the cells of sweet-controls with a fake sweet: each cell writes its file
-// from what sweet left (the binaries it built, checked against the variant's Go version; its
-// results; its profiles) and leaves no temporary directory; the configuration it ran is the one
-// Sweet writes; a binary built by another Go or a failing sweet fails the cell and writes nothing.
-func TestSweetCells(t *testing.T) {
-	dir := t.TempDir()
-	sweet := filepath.Join(dir, "sweet")
+// setupFakeSweet writes fakeSweet into a new directory and sets its environment: the binary it
+// stages is this test binary (built by runtime.Version()), its results and profiles those of
+// testdata/sweet. It returns the directory, fakeSweet's path, the results' and a profile's.
+func setupFakeSweet(t *testing.T) (dir, sweet, data, prof string) {
+	dir = t.TempDir()
+	sweet = filepath.Join(dir, "sweet")
 	os.WriteFile(sweet, []byte(fakeSweet), 0o755)
-	self, _ := os.Executable() // a binary built by runtime.Version()
-	data, _ := filepath.Abs("testdata/sweet/results")
-	prof, _ := filepath.Abs("testdata/sweet/results/etcd/heap.debug/EtcdPut-1172050159-cpu.prof")
+	self, _ := os.Executable()
+	data, _ = filepath.Abs("testdata/sweet/results")
+	prof, _ = filepath.Abs("testdata/sweet/results/etcd/heap.debug/EtcdPut-1172050159-cpu.prof")
 	t.Setenv("FAKE_BIN", self)
 	t.Setenv("FAKE_DATA", data)
 	t.Setenv("FAKE_PROFILE", prof)
 	t.Setenv("FAKE_FAIL", "")
 	t.Setenv("FAKE_GODEBUG", "")
-	platform := runtime.GOOS + "/" + runtime.GOARCH
-	info := toolchain.Info{Variant: "heap", GOROOT: "/toolchains/heap", Version: "go version " + runtime.Version() + " " + platform,
-		GODEBUG: "asyncpreemptoff=0"}
+	return dir, sweet, data, prof
+}
+
+// fakeInfo describes variant's toolchain as the one that built this test binary, with a GODEBUG.
+func fakeInfo(variant string) toolchain.Info {
+	return toolchain.Info{Variant: variant, GOROOT: "/toolchains/" + variant,
+		Version: "go version " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, GODEBUG: "asyncpreemptoff=0"}
+}
+
+// TestSweetCells runs the cells of sweet-controls with a fake sweet: each cell writes its file
+// from what sweet left (the binaries it built, checked against the variant's Go version; its
+// results; its profiles) and leaves no temporary directory; the configuration it ran is the one
+// Sweet writes; a binary built by another Go or a failing sweet fails the cell and writes nothing.
+func TestSweetCells(t *testing.T) {
+	dir, sweet, data, prof := setupFakeSweet(t)
+	info := fakeInfo("heap")
 	set, _ := suite.Find(suite.Sets(false), "sweet-controls")
 	results := filepath.Join(dir, "results")
 	x := &Executor{Dir: results, Tools: &Tools{Sweet: sweet, Benchmarks: dir},
@@ -124,7 +136,7 @@ func TestSweetCells(t *testing.T) {
 		t.Errorf("cells left %v", left)
 	}
 
-	x.Infos["heap"] = toolchain.Info{Variant: "heap", Version: "go version go1.27.4-timerlab.heap " + platform}
+	x.Infos["heap"] = toolchain.Info{Variant: "heap", Version: "go version go1.27.4-timerlab.heap " + runtime.GOOS + "/" + runtime.GOARCH}
 	_, err = cell(matrix.Run)
 	oneLine(t, "a binary built by another Go", err, "gopher-lua-bench was built by "+runtime.Version(), "go1.27.4-timerlab.heap")
 	x.Infos["heap"] = info

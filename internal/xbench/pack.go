@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 
 	"timerlab/internal/configs"
@@ -23,15 +23,18 @@ import (
 // without the tool.
 //
 // What a prebuilt run keeps of the tools: the same binaries, built by the tools with the variant's
-// toolchain; the same driver arguments, environment (the configuration's envexec or RunEnv), counts
-// and CPU profiles; the same stand-in assets; sweet's etcd cluster and load, whole (its driver,
-// etcd-bench, starts the three servers and the load client as under sweet). What it drops: the
-// tools' builds and their checks of their own environment, and bent's runs from the package's
-// source directory (the benchmarks of the bent set read no files).
+// toolchain; the same driver arguments, counts and order (sweet runs a benchmark -count times in a
+// row; bent runs each of its benchmarks once a round) and CPU profiles; the same stand-in assets;
+// sweet's etcd cluster and load, whole (its driver, etcd-bench, starts the three servers and the
+// load client as under sweet); the GODEBUG and GOEXPERIMENT the configurations set (envexec,
+// RunEnv). What it drops: the tools' builds and their checks of their own environment; bent's
+// minimal environment (a prebuilt binary runs in the caller's, without its Go settings, and with
+// no GOROOT), and its runs from the package's source directory (the bent set's benchmarks read no
+// files).
 
 // stageDir is where a build cell's binaries are staged for a prebuilt run: beside the cell's file
-// (bin/VARIANT/SET.test), bin/VARIANT/SET.d, one directory per benchmark (sweet: its bin
-// directory; bent: SUITE.test).
+// (bin/VARIANT/SET.test), bin/VARIANT/SET.d, which holds sweet's bin directory of each benchmark
+// (SET.d/BENCH/...) or bent's test binary of each suite (SET.d/SUITE.test).
 func stageDir(dir string, c matrix.Cell) string {
 	return filepath.Join(dir, "bin", c.Variant, c.Set+".d")
 }
@@ -54,6 +57,7 @@ func stage(dir string, c matrix.Cell, from map[string]string) error {
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
+	defer os.RemoveAll(tmp) // gone after the rename; left by an error otherwise
 	for name, src := range from {
 		info, err := os.Stat(src)
 		if err != nil {
@@ -94,14 +98,15 @@ func stripCopy(strip, src, dst string) error {
 
 // sweetInvocations returns, for one of sweet's benchmarks, the command lines sweet's harness runs
 // (sweet/harnesses: etcd.go, local.go), with bin its bin directory, assets the assets directory
-// (assets/BENCH/...) and tmp giving a new directory each run may write (etcd's data).
-func sweetInvocations(name, bin, assets string, tmp func() string) ([][]string, error) {
+// (assets/BENCH/...) and tmp a directory etcd's runs may write (its data; emptied after each run,
+// as sweet empties it).
+func sweetInvocations(name, bin, assets, tmp string) ([][]string, error) {
 	switch name {
 	case "etcd":
 		var runs [][]string
 		for _, b := range []string{"put", "stm"} {
 			runs = append(runs, []string{filepath.Join(bin, "etcd-bench"), "-bench", b,
-				"-etcd-bin", filepath.Join(bin, "etcd"), "-benchmark-bin", filepath.Join(bin, "benchmark"), "-tmp", tmp()})
+				"-etcd-bin", filepath.Join(bin, "etcd"), "-benchmark-bin", filepath.Join(bin, "benchmark"), "-tmp", tmp})
 		}
 		return runs, nil
 	case "gopher-lua":
@@ -113,6 +118,13 @@ func sweetInvocations(name, bin, assets string, tmp func() string) ([][]string, 
 	return nil, fmt.Errorf("sweet's %s has no prebuilt run in timerlab (internal/xbench/pack.go)", name)
 }
 
+// invocation is one run of a staged binary in a prebuilt cell.
+type invocation struct {
+	args   []string // the binary and its arguments
+	bins   []string // the staged binaries whose processes it runs (a driver's servers too)
+	result string   // the file its standard output is appended to
+}
+
 // prebuilt runs a run or profile cell of a set from the binaries a build-only run staged.
 func (x *Executor) prebuilt(ctx context.Context, set suite.Set, c matrix.Cell, info toolchain.Info, out string) error {
 	staged := stageDir(x.Dir, c)
@@ -120,9 +132,13 @@ func (x *Executor) prebuilt(ctx context.Context, set suite.Set, c matrix.Cell, i
 		return fmt.Errorf("%s is not built, and there are no toolchains here to build it with: build it where "+
 			"they are (timerlab bench --build-only)", staged)
 	}
-	if _, err := os.Stat(staged); err != nil {
+	bins, err := stagedFiles(staged)
+	if err != nil {
 		return fmt.Errorf("no binaries staged for %s %s in %s: build the matrix with timerlab bench --build-only "+
 			"into a new directory", c.Variant, c.Set, staged)
+	}
+	if _, err := checkBinaries(slices.Compact(mapDirs(bins)), info); err != nil {
+		return err
 	}
 	root := filepath.Join(x.Dir, WorkDir, "prebuilt")
 	cell, err := os.MkdirTemp(mkdirAll(root), ".cell-*")
@@ -131,19 +147,11 @@ func (x *Executor) prebuilt(ctx context.Context, set suite.Set, c matrix.Cell, i
 	}
 	defer os.RemoveAll(cell)
 	env := append(toolchain.RunEnv(lab.Variant{}), configs.ExecEnv(info)...)
-	profiles := filepath.Join(cell, "profiles")
-	var bins []string
-	filepath.WalkDir(staged, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			bins = append(bins, path)
-		}
-		return nil
-	})
-	watch := newEnvWatch(bins, nil)
-	var invocations [][]string
-	var results []string // per invocation, the file its output goes to
+	profiles, tmp := filepath.Join(cell, "profiles"), filepath.Join(cell, "tmp")
+	var runs []invocation
 	switch set.Tool {
 	case suite.Sweet:
+		// sweet runs each benchmark -count times in a row.
 		assets := filepath.Join(root, "assets")
 		if err := writeAssets(assets); err != nil {
 			return err
@@ -154,49 +162,53 @@ func (x *Executor) prebuilt(ctx context.Context, set suite.Set, c matrix.Cell, i
 					return err
 				}
 			}
-			tmps := 0
-			tmp := func() string {
-				tmps++
-				return mkdirAll(filepath.Join(cell, "tmp", strconv.Itoa(tmps)))
-			}
+			bin := filepath.Join(staged, b.Name)
 			for range x.count(c) {
-				runs, err := sweetInvocations(b.Name, filepath.Join(staged, b.Name), assets, tmp)
+				args, err := sweetInvocations(b.Name, bin, assets, tmp)
 				if err != nil {
 					return err
 				}
-				for _, run := range runs {
+				for _, a := range args {
 					if c.Kind == matrix.Profile {
 						// The driver's arguments come first, as sweet passes them.
-						run = append([]string{run[0], "-results-dir", mkdirAll(filepath.Join(profiles, b.Name)), "-cpuprofile"}, run[1:]...)
+						a = append([]string{a[0], "-results-dir", mkdirAll(filepath.Join(profiles, b.Name)), "-cpuprofile"}, a[1:]...)
 					}
-					invocations = append(invocations, run)
-					results = append(results, filepath.Join(cell, "results", b.Name, info.Variant+".results"))
+					runs = append(runs, invocation{a, filesUnder(bins, bin), filepath.Join(cell, "results", b.Name, info.Variant+".results")})
 				}
 			}
 		}
 	default:
-		for _, b := range set.XBench {
-			for i := range x.count(c) {
-				run := []string{filepath.Join(staged, b.Suite+".test"), "-test.run=Nothing", "-test.bench=" + b.Bench}
+		// bent runs each of its benchmarks once a round, for -N rounds, with -test.run=none.
+		for i := range x.count(c) {
+			for _, b := range set.XBench {
+				bin := filepath.Join(staged, b.Suite+".test")
+				a := []string{bin, "-test.run=none", "-test.bench=" + b.Bench}
 				if c.Kind == matrix.Profile {
-					run = append(run, "-test.cpuprofile="+filepath.Join(mkdirAll(profiles), fmt.Sprintf("%s-%d.prof", b.Suite, i)))
+					a = append(a, "-test.cpuprofile="+filepath.Join(mkdirAll(profiles), fmt.Sprintf("%s-%d.prof", b.Name, i)))
 				}
-				invocations = append(invocations, run)
-				results = append(results, filepath.Join(cell, "results", "bent.stdout"))
+				runs = append(runs, invocation{a, []string{bin}, filepath.Join(cell, "results", "bent.stdout")})
 			}
 		}
 	}
 	cwd := mkdirAll(filepath.Join(cell, "cwd"))
-	for i, run := range invocations {
-		output, err := x.runPrebuilt(ctx, cwd, env, watch, run)
+	seen := newEnvWatch(nil, nil) // what every run's watch saw
+	for _, run := range runs {
+		mkdirAll(tmp)
+		// A watch of this run's binaries alone, which looks less often once it has seen each.
+		watch := newEnvWatch(run.bins, nil)
+		output, err := x.runPrebuilt(ctx, cwd, env, watch, run.args)
 		if err != nil {
 			return err
 		}
-		if err := appendFile(results[i], output); err != nil {
+		seen.merge(watch)
+		if err := appendFile(run.result, output); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(tmp); err != nil {
 			return err
 		}
 	}
-	if err := watch.check(info.Variant, info.GODEBUG); err != nil {
+	if err := seen.check(info.Variant, info.GODEBUG); err != nil {
 		return err
 	}
 	var data []byte
@@ -221,9 +233,66 @@ func (x *Executor) prebuilt(ctx context.Context, set suite.Set, c matrix.Cell, i
 		return err
 	}
 	if c.Kind == matrix.Run {
-		data = append([]byte(watch.record()), data...)
+		data = append([]byte(seen.record()), data...)
 	}
 	return os.WriteFile(out, data, 0o644)
+}
+
+// stagedFiles lists the files under a stage directory; none is an error.
+func stagedFiles(staged string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(staged, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("%s holds no binaries", staged)
+	}
+	return files, err
+}
+
+// CheckStaged reports an error unless dir holds, for each variant, the binaries staged for each
+// set of golang.org/x/benchmarks among sets: a build-only run resumed in a directory whose build
+// cells a run with the tools did has none, and a machine without them could not run it.
+func CheckStaged(dir string, variants []string, sets []suite.Set) error {
+	for _, v := range variants {
+		for _, s := range sets {
+			if s.Tool == suite.GoTest {
+				continue
+			}
+			staged := stageDir(dir, matrix.Cell{Kind: matrix.Build, Variant: v, Set: s.Name})
+			if _, err := stagedFiles(staged); err != nil {
+				return fmt.Errorf("no binaries staged for %s %s in %s: its build cell was done without --build-only; "+
+					"build the matrix with timerlab bench --build-only into a new directory", v, s.Name, staged)
+			}
+		}
+	}
+	return nil
+}
+
+// filesUnder returns the files among files that are under dir.
+func filesUnder(files []string, dir string) []string {
+	var under []string
+	for _, f := range files {
+		if strings.HasPrefix(f, dir+string(filepath.Separator)) || f == dir {
+			under = append(under, f)
+		}
+	}
+	return under
+}
+
+// mapDirs returns the directory of each of files, in order.
+func mapDirs(files []string) []string {
+	dirs := make([]string, len(files))
+	for i, f := range files {
+		dirs[i] = filepath.Dir(f)
+	}
+	return dirs
 }
 
 // runPrebuilt runs one staged binary, with its standard output returned and its standard error

@@ -30,8 +30,8 @@ func TestMain(m *testing.M) {
 // benchmark it was asked for, writes $FAKE_PROFILE where it is asked for a CPU profile, and
 // lives long enough for an envWatch to see it.
 func fakeDriver(name string, args []string) int {
-	if os.Getenv("FAKE_CHILD") != "" { // a server the driver started
-		time.Sleep(15 * watchPeriod)
+	if os.Getenv("FAKE_CHILD") != "" { // a server the driver started, once its driver was seen
+		time.Sleep(3 * watchSlowPeriod)
 		return 0
 	}
 	if godebug := os.Getenv("FAKE_CHILD_GODEBUG"); godebug != "" {
@@ -91,7 +91,7 @@ func fakeDriver(name string, args []string) int {
 		result = "BenchmarkGopherLuaKNucleotide 1 1000 ns/op"
 	case name == "markdown-bench" && len(positional) == 1:
 		result = "BenchmarkMarkdownRenderXHTML 1 1000 ns/op"
-	case strings.HasSuffix(name, ".test") && flags["-test.run"] == "Nothing":
+	case strings.HasSuffix(name, ".test") && flags["-test.run"] == "none":
 		set, _ := suite.Find(suite.Sets(false), "bent")
 		for _, x := range set.XBench {
 			if x.Suite+".test" == name && x.Bench == flags["-test.bench"] {
@@ -126,20 +126,9 @@ func TestPack(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the fake tools are bash scripts, and the watch reads /proc")
 	}
-	dir := t.TempDir()
-	sweet := filepath.Join(dir, "sweet")
-	os.WriteFile(sweet, []byte(fakeSweet), 0o755)
+	dir, sweet, _, prof := setupFakeSweet(t)
 	self, _ := os.Executable()
-	data, _ := filepath.Abs("testdata/sweet/results")
-	prof, _ := filepath.Abs("testdata/sweet/results/etcd/heap.debug/EtcdPut-1172050159-cpu.prof")
-	t.Setenv("FAKE_BIN", self)
-	t.Setenv("FAKE_DATA", data)
-	t.Setenv("FAKE_PROFILE", prof)
-	t.Setenv("FAKE_FAIL", "")
-	t.Setenv("FAKE_GODEBUG", "")
-	platform := runtime.GOOS + "/" + runtime.GOARCH
-	info := toolchain.Info{Variant: "slack", GOROOT: "/toolchains/slack", Version: "go version " + runtime.Version() + " " + platform,
-		GODEBUG: "asyncpreemptoff=0"}
+	info := fakeInfo("slack")
 	sets := map[string]suite.Set{}
 	for _, name := range []string{"sweet-etcd", "sweet-controls", "bent"} {
 		sets[name], _ = suite.Find(suite.Sets(false), name)

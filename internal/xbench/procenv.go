@@ -23,14 +23,15 @@ import (
 // variant's GODEBUG; a run cell's output records what they saw.
 
 // watchPeriod is how often an envWatch looks for new processes until it has seen a process of
-// every binary it expects; then it looks every watchSlowPeriod. A look reads /proc's directory and
-// each process's stat: about 2 ms of CPU with 90 processes on the 2-core machine, a fifth of a
-// core at watchPeriod. The fast looks last until the tool has started each binary once, about a
-// second of a cell; the rest cost a five-hundredth of a core. A benchmark process lives for
-// seconds (a benchmark's -benchtime, an etcd server's run).
+// every binary it expects; then it looks every watchSlowPeriod, for processes started later (a
+// driver's servers, a benchmark's next run). A look reads /proc's directory and each process's
+// stat: about 2 ms of CPU with 90 processes on the 2-core machine, a fifth of a core at
+// watchPeriod, under 1% at watchSlowPeriod. A prebuilt cell watches each run apart, with the
+// binaries of that run alone, so the fast looks last until that run has started each of its
+// binaries. A benchmark process lives for seconds (a benchmark's -benchtime, an etcd server's run).
 const (
 	watchPeriod     = 10 * time.Millisecond
-	watchSlowPeriod = time.Second
+	watchSlowPeriod = 250 * time.Millisecond
 )
 
 // envWatch records the GODEBUG of the processes that run a cell's binaries.
@@ -88,6 +89,7 @@ func (w *envWatch) start(pgid int) {
 		return
 	}
 	w.pgid, w.done, w.ended = pgid, make(chan struct{}), make(chan struct{})
+	w.pids = map[int]string{} // another group's pids may be reused
 	go func() {
 		defer close(w.ended)
 		for {
@@ -207,6 +209,18 @@ func godebugOf(environ []byte) string {
 		}
 	}
 	return ""
+}
+
+// merge adds what other saw to w.
+func (w *envWatch) merge(other *envWatch) {
+	if w == nil || other == nil {
+		return
+	}
+	for p, n := range other.seen {
+		w.seen[p] += n
+	}
+	maps.Copy(w.files, other.files)
+	maps.Copy(w.dirs, other.dirs)
 }
 
 // check reports an error unless at least one process was seen and each saw the GODEBUG want.
