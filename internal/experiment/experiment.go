@@ -18,7 +18,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -178,10 +177,9 @@ func plan(ctx context.Context, l lab.Layout, o Options) (*experiment, error) {
 	}
 	e := &experiment{layout: l, quick: o.Quick, buildOnly: o.BuildOnly, log: orDiscard(o.Log),
 		variants: m.Variants, sets: m.Sets, only: m.Only, pkgs: pkgs}
-	if len(selection.XBench(e.sets)) > 0 && o.BuildOnly {
-		if _, err := exec.LookPath("strip"); err != nil {
-			return nil, selection.Errorf("--build-only: strip is not installed, and a pack of %s needs its binaries "+
-				"stripped: install binutils (scripts/install-deps.sh does)", strings.Join(selection.XBench(e.sets), ", "))
+	if xb := selection.XBench(e.sets); len(xb) > 0 && o.BuildOnly {
+		if _, err := xbench.Strip(); err != nil {
+			return nil, selection.Errorf("--build-only: %s: %v", strings.Join(xb, ", "), err)
 		}
 	}
 	if e.toolchains, err = toolchain.OpenAll(l, e.variants); err != nil {

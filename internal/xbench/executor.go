@@ -67,10 +67,10 @@ func (x *Executor) Execute(ctx context.Context, c matrix.Cell, out string) error
 	if !ok || set.Tool == suite.GoTest {
 		return fmt.Errorf("no set %s of sweet or bent", c.Set)
 	}
+	ctx, cancel := context.WithTimeout(ctx, x.Timeout)
+	defer cancel()
 	info, ok := x.Infos[c.Variant]
 	if ok && x.Tools == nil {
-		ctx, cancel := context.WithTimeout(ctx, x.Timeout)
-		defer cancel()
 		return x.prebuilt(ctx, set, c, info, out)
 	}
 	tc := x.Toolchains[c.Variant]
@@ -78,8 +78,6 @@ func (x *Executor) Execute(ctx context.Context, c matrix.Cell, out string) error
 		return fmt.Errorf("variant %s: no toolchain to build %s with here: build it where the toolchains are "+
 			"(timerlab bench --build-only), and run it with --prebuilt", c.Variant, c.Set)
 	}
-	ctx, cancel := context.WithTimeout(ctx, x.Timeout)
-	defer cancel()
 	if set.Tool == suite.Sweet {
 		return x.sweet(ctx, set, c, info, out)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"timerlab/internal/configs"
@@ -47,10 +46,9 @@ func stageDir(dir string, c matrix.Cell) string {
 // `go version` reads its build information. etcd's three binaries shrink from 87 MB to 62 MB
 // (17 MB with xz), so that a pack of four variants fits the 64 MiB a lent machine takes.
 func stage(dir string, c matrix.Cell, from map[string]string) error {
-	strip, err := exec.LookPath("strip")
+	strip, err := Strip()
 	if err != nil {
-		return fmt.Errorf("strip is not installed, and a pack needs its binaries stripped to fit: " +
-			"install binutils (scripts/install-deps.sh does)")
+		return err
 	}
 	final := stageDir(dir, c)
 	tmp := final + ".partial"
@@ -83,6 +81,16 @@ func stage(dir string, c matrix.Cell, from map[string]string) error {
 		return err
 	}
 	return os.Rename(tmp, final)
+}
+
+// Strip returns the path of strip, which stage needs, or an error that says how to install it.
+func Strip() (string, error) {
+	strip, err := exec.LookPath("strip")
+	if err != nil {
+		return "", fmt.Errorf("strip is not installed, and a pack needs its binaries stripped to fit: " +
+			"install binutils (scripts/install-deps.sh does)")
+	}
+	return strip, nil
 }
 
 // stripCopy writes src to dst without its symbol tables and debug information (strip).
@@ -137,8 +145,10 @@ func (x *Executor) prebuilt(ctx context.Context, set suite.Set, c matrix.Cell, i
 		return fmt.Errorf("no binaries staged for %s %s in %s: build the matrix with timerlab bench --build-only "+
 			"into a new directory", c.Variant, c.Set, staged)
 	}
-	if _, err := checkBinaries(slices.Compact(mapDirs(bins)), info); err != nil {
-		return err
+	for _, b := range bins {
+		if err := CheckBuiltBy(b, info.Version); err != nil {
+			return err
+		}
 	}
 	root := filepath.Join(x.Dir, WorkDir, "prebuilt")
 	cell, err := os.MkdirTemp(mkdirAll(root), ".cell-*")
@@ -284,15 +294,6 @@ func filesUnder(files []string, dir string) []string {
 		}
 	}
 	return under
-}
-
-// mapDirs returns the directory of each of files, in order.
-func mapDirs(files []string) []string {
-	dirs := make([]string, len(files))
-	for i, f := range files {
-		dirs[i] = filepath.Dir(f)
-	}
-	return dirs
 }
 
 // runPrebuilt runs one staged binary, with its standard output returned and its standard error
