@@ -63,13 +63,6 @@ func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error 
 	if err != nil {
 		return err
 	}
-	if isModuleVersion(o.Pkg) {
-		// The ballast (instr.Build) is a test file added by an overlay, which go refuses
-		// beneath the module cache.
-		return selection.Errorf("--pkg %s: instr counts a module's package outside the module cache, where "+
-			"a test file can be added: copy the module (go mod download -json MODULE@VERSION gives its Dir) "+
-			"and name the package's directory", o.Pkg)
-	}
 	e := &experiment{layout: l, variants: vs, valgrind: vg, gomaxprocs: 1, log: orDiscard(o.Log)}
 	if e.toolchains, err = toolchain.OpenAll(l, vs); err != nil {
 		return err
@@ -82,6 +75,13 @@ func Instr(ctx context.Context, l lab.Layout, o InstrOptions, out string) error 
 	ps, err := resolvePackage(ctx, e.toolchains, o.Pkg, o.Bench, work)
 	if err != nil {
 		return err
+	}
+	if ps.goMod != nil {
+		// The ballast (instr.Build) is a test file added by an overlay, which go refuses
+		// beneath the module cache: count a copy of the module.
+		if err := copyModule(ctx, e.toolchains[0], &ps); err != nil {
+			return err
+		}
 	}
 	set := CountSet(ps.name)
 	ps.name = set // its module, if any, goes under the count set's name

@@ -9,6 +9,7 @@ import (
 
 	"timerlab/internal/labtest"
 	"timerlab/internal/results"
+	"timerlab/internal/suite"
 	"timerlab/internal/verify"
 )
 
@@ -136,7 +137,6 @@ func TestInstrErrors(t *testing.T) {
 		{func(o *InstrOptions) { o.Variants = []string{"heap", "upstream"} }, "no toolchain of heap in " + filepath.Join(build, "toolchains")},
 		{func(o *InstrOptions) { o.Bench = "BenchmarkNoSuch" }, "no benchmark matches --bench BenchmarkNoSuch"},
 		{func(o *InstrOptions) { o.Pkg = "no/such" }, "--pkg no/such: no such package in the standard library"},
-		{func(o *InstrOptions) { o.Pkg = "example.com/dep@v1.0.0" }, "outside the module cache"},
 	} {
 		o := InstrOptions{Variants: []string{"upstream"}, Pkg: "time", Bench: "^BenchmarkReset$", Rounds: 1,
 			N: 2, Valgrind: vg}
@@ -168,5 +168,29 @@ func TestInstrPackages(t *testing.T) {
 	raw, _ := os.ReadFile(filepath.Join(out, "raw", "upstream.txt"))
 	if !strings.Contains(string(raw), "BenchmarkStopTimer 50 1010.00 instr/op") || strings.Contains(string(raw), "Unselected") {
 		t.Errorf("instr --pkg %s: raw/upstream.txt:\n%s", local, raw)
+	}
+
+	// A module's package at a version is counted from a copy of the module, recorded beside the
+	// go.mod that requires it: go refuses the ballast's overlay beneath the module cache.
+	fakeProxy(t)
+	out = filepath.Join(build, "results-instr-dep")
+	o.Pkg = "example.com/dep@v1.0.0"
+	if err := Instr(t.Context(), checkout(t), o, out); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ = os.ReadFile(filepath.Join(out, "raw", "upstream.txt"))
+	if !strings.Contains(string(raw), "BenchmarkStopTimer 50 1010.00 instr/op") {
+		t.Errorf("instr --pkg %s: raw/upstream.txt:\n%s", o.Pkg, raw)
+	}
+	mod := filepath.Join(out, suite.ModuleDirOf(CountSet(suite.PackageSetName(o.Pkg))))
+	if goMod, err := os.ReadFile(filepath.Join(mod, "go.mod")); err != nil ||
+		!strings.Contains(string(goMod), "replace example.com/dep => ./mod") {
+		t.Errorf("the count's go.mod: %v\n%s\nwant the module replaced by its copy", err, goMod)
+	}
+	if _, err := os.Stat(filepath.Join(mod, "mod", "dep_test.go")); err != nil {
+		t.Errorf("the module's copy: %v", err)
+	}
+	if err := verify.Results(out); err != nil {
+		t.Errorf("verify: %v", err)
 	}
 }

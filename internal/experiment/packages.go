@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"timerlab/internal/selection"
 	"timerlab/internal/suite"
 	"timerlab/internal/toolchain"
+	"timerlab/internal/xbench"
 )
 
 // A pkgSet is a set that timerlab bench --pkg asked for, resolved: its name, its package, and for
@@ -27,6 +29,7 @@ type pkgSet struct {
 	pkg          suite.Package
 	dir          string // where go commands for the package ran while it was resolved
 	goMod, goSum []byte
+	modCopy      string // a copy of the module, in dir, that goMod replaces it with (copyModule)
 }
 
 // resolvePackages resolves every argument of args into a set of the benchmarks that bench
@@ -224,6 +227,46 @@ func writeModules(out string, sets []pkgSet) error {
 				return err
 			}
 		}
+		if ps.modCopy != "" {
+			if err := xbench.CopyTree(ps.modCopy, filepath.Join(dir, modCopyDir)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// modCopyDir is where copyModule puts the copy, relative to the module that requires it.
+const modCopyDir = "mod"
+
+// copyModule makes ps, a module's package at a version, a package outside the module cache: it
+// copies the module's files from the module cache into ps.dir/mod and replaces the module by the
+// copy in ps.dir's go.mod, so that a build may add a file to the package with an overlay (which
+// go refuses beneath the module cache). The copy holds what the module cache verified against
+// go.sum. writeModules records the copy beside the go.mod.
+func copyModule(ctx context.Context, tc *toolchain.Toolchain, ps *pkgSet) error {
+	line, err := goLine(ctx, tc, ps.dir, "list", "-f", "{{.Module.Path}} {{.Module.Dir}}", ps.pkg.Path)
+	if err != nil {
+		return err
+	}
+	mod, src, ok := strings.Cut(line, " ")
+	if !ok || src == "" {
+		return fmt.Errorf("--pkg %s: go list names no module directory: %q", ps.arg, line)
+	}
+	dst := filepath.Join(ps.dir, modCopyDir)
+	if err := xbench.CopyTree(src, dst); err != nil {
+		return err
+	}
+	goModPath := filepath.Join(dst, "go.mod")
+	if _, err := os.Stat(goModPath); errors.Is(err, fs.ErrNotExist) { // a module from before modules
+		if err := os.WriteFile(goModPath, []byte("module "+mod+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	if _, err := goLine(ctx, tc, ps.dir, "mod", "edit", "-replace="+mod+"=./"+modCopyDir); err != nil {
+		return err
+	}
+	ps.modCopy = dst
+	ps.goMod, err = os.ReadFile(filepath.Join(ps.dir, "go.mod"))
+	return err
 }

@@ -423,16 +423,17 @@ func (in installer) fromProxy(dest string) error {
 		if mod.Sum != m.Sum {
 			return fmt.Errorf("%s@%s has sum %s, xbench.conf pins %s", m.Module, p.EtcdVersion, mod.Sum, m.Sum)
 		}
-		if err := copyTree(mod.Dir, filepath.Join(dest, m.Dir)); err != nil {
+		if err := CopyTree(mod.Dir, filepath.Join(dest, m.Dir)); err != nil {
 			return err
 		}
 	}
 	return os.WriteFile(filepath.Join(dest, etcdMark), []byte(p.etcdMarkText()), 0o644)
 }
 
-// copyTree copies the files under src into dest: directories 0755, files 0644, and 0755 for
-// shell scripts (*.sh), which etcd's make runs.
-func copyTree(src, dest string) error {
+// CopyTree copies the directories and regular files under src into dest, writable by their owner
+// (a module cache's are read-only): directories 0755, files 0644, and 0755 for shell scripts
+// (*.sh), which etcd's make runs.
+func CopyTree(src, dest string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
