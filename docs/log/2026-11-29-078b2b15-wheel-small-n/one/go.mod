@@ -1,0 +1,3 @@
+module one
+
+go 1.27

@@ -1,0 +1,3 @@
+module wk
+
+go 1.27
