@@ -29,7 +29,7 @@ type pkgSet struct {
 	pkg          suite.Package
 	dir          string // where go commands for the package ran while it was resolved
 	goMod, goSum []byte
-	modCopy      string // a copy of the module, in dir, that goMod replaces it with (copyModule)
+	modCopy      string // the module's copy in dir, which goMod replaces it by (copyModule)
 }
 
 // resolvePackages resolves every argument of args into a set of the benchmarks that bench
@@ -239,11 +239,10 @@ func writeModules(out string, sets []pkgSet) error {
 // modCopyDir is where copyModule puts the copy, relative to the module that requires it.
 const modCopyDir = "mod"
 
-// copyModule makes ps, a module's package at a version, a package outside the module cache: it
-// copies the module's files from the module cache into ps.dir/mod and replaces the module by the
-// copy in ps.dir's go.mod, so that a build may add a file to the package with an overlay (which
-// go refuses beneath the module cache). The copy holds what the module cache verified against
-// go.sum. writeModules records the copy beside the go.mod.
+// copyModule moves ps, a module's package at a version, out of the module cache. A build may
+// then add a file to it with an overlay, which go refuses beneath the module cache. It copies the
+// module into ps.dir/mod and replaces the module by the copy in ps.dir's go.mod. The copy holds
+// what the module cache verified against go.sum. writeModules records it beside the go.mod.
 func copyModule(ctx context.Context, tc *toolchain.Toolchain, ps *pkgSet) error {
 	line, err := goLine(ctx, tc, ps.dir, "list", "-f", "{{.Module.Path}} {{.Module.Dir}}", ps.pkg.Path)
 	if err != nil {
