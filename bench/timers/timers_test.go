@@ -57,7 +57,7 @@ type size struct {
 }
 
 // liveSizes are the numbers of long timers live in the cost-vs-N benchmarks.
-var liveSizes = []size{{"1K", 1e3}, {"100K", 1e5}, {"1M", 1e6}, {"4M", 4e6}}
+var liveSizes = []size{{"1K", 1e3}, {"10K", 1e4}, {"100K", 1e5}, {"1M", 1e6}, {"4M", 4e6}}
 
 // burstSizes are the numbers of timers started at once in BenchmarkBurst and BenchmarkFireAll.
 var burstSizes = []size{{"100K", 1e5}, {"1M", 1e6}}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"timerlab/bench/units"
+	"timerlab/internal/lab"
 	"timerlab/internal/plots"
 	"timerlab/internal/stats"
 	"timerlab/internal/suite"
@@ -38,6 +39,10 @@ func (r *Report) chart(pkg string, c suite.Chart) savedChart {
 		ch.Series = r.quantiles(pkg, c)
 	case suite.VsSlack:
 		ch.Series = r.vsSlack(pkg, c)
+	case suite.RatioVsSize:
+		ch.LogX, ch.LegendLeft, ch.LegendBottom = true, true, true
+		ch.Refs = []float64{1}
+		ch.Series = r.ratioVsSize(pkg, c)
 	}
 	return savedChart{File: c.File, Chart: ch, Note: c.Note}
 }
@@ -68,6 +73,43 @@ func (r *Report) vsSize(pkg string, c suite.Chart) []plots.Series {
 				if sum, ok := r.Index.Summary(k, v); ok {
 					s.Points = append(s.Points, plotter.XY{X: sizeOf(m[2], m[3]), Y: sum.Center * c.Scale})
 				}
+			}
+			if len(s.Points) > 0 {
+				series = append(series, s)
+			}
+		}
+	}
+	return series
+}
+
+// ratioVsSize draws a line per benchmark of c and variant other than the baseline (lab.Baseline):
+// the ratio of the variant's c.Unit to the baseline's at each size, as the verdict computes it
+// (stats.Index.Ratio), with its confidence interval where the samples bound one. A point whose
+// ratio has no bounded interval is drawn without a bar (the zero plots.Interval).
+func (r *Report) ratioVsSize(pkg string, c suite.Chart) []plots.Series {
+	name := sizeName(c.Benchmarks, c.Param)
+	var series []plots.Series
+	for _, bench := range c.Benchmarks {
+		for _, v := range r.Variants {
+			if v == lab.Baseline {
+				continue
+			}
+			s := plots.Series{Name: v + "/" + lab.Baseline + " " + bench}
+			for _, k := range r.keys(pkg, stats.Tidy(c.Unit)) {
+				m := name.FindStringSubmatch(k.Name)
+				if m == nil || m[1] != bench {
+					continue
+				}
+				rt, ok := r.Index.Ratio(k, lab.Baseline, v)
+				if !ok {
+					continue
+				}
+				var iv plots.Interval
+				if rt.Bounded() {
+					iv = plots.Interval{Lo: rt.Lo, Hi: rt.Hi}
+				}
+				s.Points = append(s.Points, plotter.XY{X: sizeOf(m[2], m[3]), Y: rt.Center})
+				s.Intervals = append(s.Intervals, iv)
 			}
 			if len(s.Points) > 0 {
 				series = append(series, s)

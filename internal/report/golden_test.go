@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"timerlab/internal/plots"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the reports rendered now")
@@ -58,7 +60,7 @@ func TestGolden(t *testing.T) {
 }
 
 // dumpCharts writes what each chart shows, empty ones included: its file, title, axes, series and
-// points, and note.
+// points (with their intervals, where a series has them), reference lines, and note.
 func dumpCharts(charts []savedChart) []byte {
 	var b bytes.Buffer
 	for _, c := range charts {
@@ -67,10 +69,21 @@ func dumpCharts(charts []savedChart) []byte {
 			c.File, ch.Title, ch.X, ch.LogX, ch.Y, ch.LogY, ch.LegendLeft, ch.LegendBottom)
 		for _, s := range ch.Series {
 			fmt.Fprintf(&b, "series %s:", s.Name)
-			for _, p := range s.Points {
-				fmt.Fprintf(&b, " (%.6g, %.6g)", p.X, p.Y)
+			for i, p := range s.Points {
+				fmt.Fprintf(&b, " (%.6g, %.6g", p.X, p.Y)
+				switch {
+				case s.Intervals == nil:
+				case s.Intervals[i] == (plots.Interval{}):
+					b.WriteString(" [no bar]")
+				default:
+					fmt.Fprintf(&b, " [%.6g, %.6g]", s.Intervals[i].Lo, s.Intervals[i].Hi)
+				}
+				b.WriteString(")")
 			}
 			b.WriteString("\n")
+		}
+		if len(ch.Refs) > 0 {
+			fmt.Fprintf(&b, "refs: %v\n", ch.Refs)
 		}
 		fmt.Fprintf(&b, "note: %s\n\n", c.Note)
 	}

@@ -45,9 +45,10 @@ func TestValidateRejectsBadName(t *testing.T) {
 	}
 }
 
-// TestTimersSets checks which sub-benchmarks of bench/timers the timers and timers-gcoff sets
-// select, as go test would: TimeoutVsNGCOff belongs to timers-gcoff alone, and quick keeps the
-// small sizes.
+// TestTimersSets checks which sub-benchmarks of bench/timers the timers, timers-gcoff and floor
+// sets select, as go test would: TimeoutVsNGCOff belongs to timers-gcoff alone, the full matrix
+// sweeps N over 1K, 10K, 100K, 1M and 4M (the floor set the least and the most), and quick keeps
+// the small sizes.
 func TestTimersSets(t *testing.T) {
 	cases := []struct {
 		quick bool
@@ -57,10 +58,21 @@ func TestTimersSets(t *testing.T) {
 	}{
 		{false, "timers", "CostVsN/N=4M", true},
 		{false, "timers", "TimeoutVsN/N=1K", true},
+		{false, "timers", "TimeoutVsN/N=10K", true},
+		{false, "timers", "CostVsN/N=10K", true},
+		{false, "timers", "AllocVsN/N=10K", true},
+		{false, "timers", "CostVsN/N=100K", true},
+		{false, "timers", "CostVsN/N=1M", true},
+		{false, "timers", "CostVsN/N=20K", false},
 		{false, "timers", "Burst/timers=1M", true},
 		{false, "timers", "TimeoutVsNGCOff/N=1K", false},
 		{false, "timers-gcoff", "TimeoutVsNGCOff/N=4M", true},
 		{false, "timers-gcoff", "TimeoutVsN/N=4M", false},
+		{false, "timers-gcoff", "TimeoutVsNGCOff/N=10K", true},
+		{false, "floor", "CostVsN/N=1K", true},
+		{false, "floor", "TimeoutVsN/N=4M", true},
+		{false, "floor", "CostVsN/N=10K", false},
+		{true, "timers", "CostVsN/N=10K", false},
 		{true, "timers", "AllocVsN/N=100K", true},
 		{true, "timers", "AllocVsN/N=1M", false},
 		{true, "timers", "Burst/timers=100K", true},
@@ -75,6 +87,27 @@ func TestTimersSets(t *testing.T) {
 		if got := selects(s.Pattern(), "Benchmark"+c.name); got != c.want {
 			t.Errorf("quick=%v: set %s (%q) selects %s: %v, want %v", c.quick, c.set, s.Pattern(), c.name, got, c.want)
 		}
+	}
+}
+
+// TestLiveSizesMatchBench checks that the sizes of the full matrix's cost-vs-N sets are those
+// bench/timers runs (its liveSizes), in order: a size the benchmarks lack is never measured, and
+// one the sets leave out is never selected.
+func TestLiveSizesMatchBench(t *testing.T) {
+	data, err := os.ReadFile("../../bench/timers/timers_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := regexp.MustCompile(`(?m)^var liveSizes = \[\]size\{(.*)\}$`).FindSubmatch(data)
+	if decl == nil {
+		t.Fatal("bench/timers declares no liveSizes on one line")
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`\{"([^"]+)", [^}]*\}`).FindAllSubmatch(decl[1], -1) {
+		names = append(names, string(m[1]))
+	}
+	if !slices.Equal(names, liveSizes.Full) {
+		t.Errorf("bench/timers runs N = %v, the sets select %v", names, liveSizes.Full)
 	}
 }
 

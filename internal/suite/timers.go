@@ -1,6 +1,11 @@
 package suite
 
-import "timerlab/bench/units"
+import (
+	"fmt"
+
+	"timerlab/bench/units"
+	"timerlab/internal/lab"
+)
 
 // Timers is bench/timers: the cost of AfterFunc+Stop against the number of timers live, a burst of
 // timers most of which are cancelled, and timers that all fire.
@@ -49,7 +54,16 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 		Note: "CostVsN: a timer due among the live ones; TimeoutVsN: a timeout due before all of them; " +
 			"TimeoutVsNGCOff: TimeoutVsN with the garbage collector off while timed, the timer set's own cost; " +
 			"AllocVsN: allocating a timer-sized object with no timer, a lower bound under CostVsN and TimeoutVsN " +
-			"(too low at large N; the floor itself: the null floor on the floor set, docs/wheel.md)."}},
+			"(too low at large N; the floor itself: the null floor on the floor set, docs/wheel.md)."},
+		// The crossover: the N from which a variant costs less than the baseline, if any.
+		{Kind: RatioVsSize, File: "ratio-vs-n.svg", Title: "AfterFunc+Stop against " + lab.Baseline + " vs live timers",
+			X: "live timers (N)", Y: "sec/op, variant / " + lab.Baseline, Benchmarks: []string{timeoutVsN, costVsN},
+			Param: liveSizes.Param, Unit: "sec/op",
+			Note: fmt.Sprintf("Each point is a variant's sec/op over %[1]s's at that N, the median of the ratios "+
+				"of all pairs of their runs, as the verdict computes it; its bar is that ratio's 95%% confidence "+
+				"interval (the U-test inverted), and a point without a bar had too few runs for one. Below 1 the "+
+				"variant is faster than %[1]s; a bar that crosses 1 is no significant difference. "+
+				"TimeoutVsN: a timeout due before all the live timers; CostVsN: a timer due among them.", lab.Baseline)}},
 	Headlines: []Headline{
 		{Bench: timeoutVsN + "/N=1K", Unit: "sec/op", Label: "a timeout started and stopped, 1K timers live",
 			Use: "timeouts among a few live timers"},
@@ -75,8 +89,9 @@ const (
 )
 
 var (
-	// liveSizes are the numbers of long timers live in the cost-vs-N benchmarks.
-	liveSizes = Sizes{Param: "N", Full: []string{"1K", "100K", "1M", "4M"}, Quick: []string{"1K", "100K"}}
+	// liveSizes are the numbers of long timers live in the cost-vs-N benchmarks: in the full
+	// matrix, bench/timers' liveSizes (TestLiveSizesMatchBench).
+	liveSizes = Sizes{Param: "N", Full: []string{"1K", "10K", "100K", "1M", "4M"}, Quick: []string{"1K", "100K"}}
 	// floorSizes are the numbers of long timers live in the floor set: the least and the most of
 	// liveSizes.
 	floorSizes = Sizes{Param: "N", Full: []string{"1K", "4M"}, Quick: []string{"1K", "100K"}}

@@ -78,6 +78,12 @@ const (
 	// VsSlack draws a point per variant: the median of Unit of Benchmarks[0] against the median
 	// slack the variant granted in that benchmark (bench/units.Slack, in µs; 0 without the figure).
 	VsSlack
+	// RatioVsSize draws a line per benchmark of Benchmarks and variant other than the baseline
+	// (lab.Baseline): the variant's Unit over the baseline's as the verdict's ratio (the
+	// Hodges–Lehmann estimate, stats.Index.Ratio) against the size parameter Param, log X and
+	// linear Y, with a dashed line at 1. Each point carries the ratio's confidence interval as a
+	// vertical bar; a point whose samples bound no interval is drawn without one.
+	RatioVsSize
 )
 
 // A Chart is one chart of the report.
@@ -87,10 +93,10 @@ type Chart struct {
 	Title      string
 	X, Y       string // the axes' labels
 	Benchmarks []string
-	Param      string // VsSize: the parameter of the sub-benchmarks' names that is the X axis
-	Unit       string // VsSize, VsSlack: the figure drawn, as the benchmark reports it
+	Param      string // VsSize, RatioVsSize: the parameter of the sub-benchmarks' names that is the X axis
+	Unit       string // VsSize, VsSlack, RatioVsSize: the figure drawn, as the benchmark reports it
 	// Scale multiplies the figure as the report reads it, tidied as benchstat tidies units (a unit
-	// in ns is read in seconds), into the chart's.
+	// in ns is read in seconds), into the chart's. A ratio (RatioVsSize) has no unit and no Scale.
 	Scale     float64
 	Quantiles []units.Quantile // Quantiles
 	// Floor is where a Quantiles chart draws figures below it: its axis is logarithmic.
