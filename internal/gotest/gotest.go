@@ -105,18 +105,13 @@ func (x *Executor) run(ctx context.Context, set suite.Set, c matrix.Cell, out st
 	return os.WriteFile(out, output, 0o644)
 }
 
-// ProfileCount is the -test.count of a profile cell. A run of the sets' benchmarks gives about
-// 50-130 samples at 100 Hz on 2 cores, fewer than a share needs (profiles.MinSamples); the
-// profile cells, apart from the measured rounds, run them twice as long.
-const ProfileCount = 2
-
-// profile runs the set ProfileCount times with the CPU profiler writing to out.
+// profile runs the set matrix.ProfileCount times with the CPU profiler writing to out.
 func (x *Executor) profile(ctx context.Context, set suite.Set, c matrix.Cell, out string) error {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return err
 	}
-	args := append(x.benchArgs(set, ProfileCount), "-test.cpuprofile="+abs)
+	args := append(x.benchArgs(set, matrix.ProfileCount), "-test.cpuprofile="+abs)
 	_, err = x.runSet(ctx, set, c, args)
 	return err
 }

@@ -178,7 +178,7 @@ func TestBuildNeedsToolchain(t *testing.T) {
 	}
 }
 
-// TestProfileRunsLonger checks that a profile cell runs the set's benchmarks ProfileCount times
+// TestProfileRunsLonger checks that a profile cell runs the set's benchmarks matrix.ProfileCount times
 // with the profiler on, for the samples one round is short of: the "test binary" here is a script
 // that records its arguments.
 func TestProfileRunsLonger(t *testing.T) {

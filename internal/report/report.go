@@ -379,8 +379,8 @@ func (r *Report) writeProfiles(b *bytes.Buffer) {
 		return
 	}
 	b.WriteString("## CPU profiles\n\n")
-	b.WriteString("One extra `-count=1` run per variant and set with `-cpuprofile` (profiles/VARIANT/SET.pb.gz). " +
-		profileCategories + " " + profileRule + "\n\n")
+	fmt.Fprintf(b, "One extra `-count=%d` run per variant and set with `-cpuprofile` (profiles/VARIANT/SET.pb.gz). %s %s\n\n",
+		matrix.ProfileCount, profileCategories, profileRule)
 	r.writeShares(b, sets, "###")
 }
 
