@@ -16,14 +16,7 @@ func TestSaveSVG(t *testing.T) {
 		{Name: "heap", Points: plotter.XYs{{X: 1e3, Y: 100}, {X: 1e6, Y: 180}}},
 		{Name: "wheel"}, // no data: left out
 	}}
-	file := filepath.Join(t.TempDir(), "c.svg")
-	if err := c.SaveSVG(file); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(file)
-	if err := xml.Unmarshal(data, new(struct{})); err != nil {
-		t.Fatalf("not XML: %v", err)
-	}
+	data := saveSVG(t, c)
 	if !strings.Contains(string(data), ">heap<") || strings.Contains(string(data), ">wheel<") {
 		t.Error("legend should name heap only")
 	}
@@ -54,15 +47,7 @@ func TestSaveSVGWithIntervals(t *testing.T) {
 		t.Helper()
 		c := Chart{Title: "ratio", X: "N", Y: "wheel / heap", LogX: true, Refs: refs,
 			Series: []Series{{Name: "wheel/heap", Points: points, Intervals: intervals}}}
-		file := filepath.Join(t.TempDir(), "c.svg")
-		if err := c.SaveSVG(file); err != nil {
-			t.Fatal(err)
-		}
-		data, _ := os.ReadFile(file)
-		if err := xml.Unmarshal(data, new(struct{})); err != nil {
-			t.Fatalf("not XML: %v", err)
-		}
-		return strings.Count(string(data), "<path")
+		return strings.Count(string(saveSVG(t, c)), "<path")
 	}
 	plain := strokes(nil, nil)
 	// A bar is three strokes: the bar and its two caps.
@@ -82,4 +67,22 @@ func TestSaveSVGWithIntervals(t *testing.T) {
 			t.Errorf("%s: drawn", name)
 		}
 	}
+}
+
+// saveSVG draws c into a file and returns the file's contents, failing t if drawing fails or what
+// it drew is not XML.
+func saveSVG(t *testing.T, c Chart) []byte {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "c.svg")
+	if err := c.SaveSVG(file); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(data, new(struct{})); err != nil {
+		t.Fatalf("not XML: %v", err)
+	}
+	return data
 }

@@ -120,15 +120,7 @@ func TestRatioVsNChart(t *testing.T) {
 		timersRuns("heap", "CostVsN", "100K", 6, 250) + timersRuns("wheel", "CostVsN", "100K", 6, 200) +
 		timersRuns("wheel", "CostVsN", "1M", 6, 300) +
 		timersRuns("heap", "TimeoutVsNGCOff", "1K", 6, 300) + timersRuns("wheel", "TimeoutVsNGCOff", "1K", 6, 150)
-	rd := benchfmt.NewReader(strings.NewReader(text), "timers")
-	var res []*benchfmt.Result
-	for rd.Scan() {
-		rec, ok := rd.Result().(*benchfmt.Result)
-		if !ok {
-			t.Fatal(rd.Result())
-		}
-		res = append(res, rec.Clone())
-	}
+	res := parseResults(t, text, "timers")
 	r := &Report{Variants: []string{"heap", "wheel"}, Index: stats.NewIndex(res)}
 	c := r.chart(suite.Timers.Pkg, ratioChart(t))
 	lo, hi := 1.02/1.05, 1.05/1.02
@@ -178,4 +170,20 @@ func TestRatioVsNNote(t *testing.T) {
 			t.Errorf("the note lacks %q: %s", want, note)
 		}
 	}
+}
+
+// parseResults reads benchmark results in the text format, named name, failing t on a line that is
+// not a result.
+func parseResults(t *testing.T, text, name string) []*benchfmt.Result {
+	t.Helper()
+	rd := benchfmt.NewReader(strings.NewReader(text), name)
+	var res []*benchfmt.Result
+	for rd.Scan() {
+		rec, ok := rd.Result().(*benchfmt.Result)
+		if !ok {
+			t.Fatal(rd.Result())
+		}
+		res = append(res, rec.Clone())
+	}
+	return res
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/perf/benchfmt"
 	"gonum.org/v1/plot/plotter"
 
 	"timerlab/internal/matrix"
@@ -299,15 +298,7 @@ func TestPrecisionSet(t *testing.T) {
 		precision("pwait2", 10000, 6000, 8000, 1.1, 6e8, 800, 2400) +
 		precision("pwait2-slack", 10000, 4000, 4000, 1.1, 4e8, 200, 600) +
 		precision("pwait2-slack-off", 10000, 6000, 8000, 1.1, 4e8, 100, 600)
-	rd := benchfmt.NewReader(strings.NewReader(text), "precision")
-	var res []*benchfmt.Result
-	for rd.Scan() {
-		rec, ok := rd.Result().(*benchfmt.Result)
-		if !ok {
-			t.Fatal(rd.Result())
-		}
-		res = append(res, rec.Clone())
-	}
+	res := parseResults(t, text, "precision")
 	vs := []string{"heap", "slack", "pwait2", "pwait2-slack", "pwait2-slack-off"}
 	r := &Report{Spec: matrix.Spec{Variants: vs, Sets: []string{"precision"},
 		Only: map[string][]string{"pwait2": {"precision"}, "pwait2-slack-off": {"precision"}}},

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/perf/benchfmt"
-
 	"timerlab/internal/matrix"
 	"timerlab/internal/results"
 	"timerlab/internal/selection"
@@ -249,15 +247,7 @@ func sleepsReport(t *testing.T) *Report {
 	t.Helper()
 	text := sleeps("heap", 50000, 2.0, 0.2, 3000) + sleeps("slack", 40000, 1.2, 0.4, 6000) +
 		sleeps("wheel", 50000, 2.0, 0.3, 3000)
-	r := benchfmt.NewReader(strings.NewReader(text), "sleeps")
-	var res []*benchfmt.Result
-	for r.Scan() {
-		if rec, ok := r.Result().(*benchfmt.Result); ok {
-			res = append(res, rec.Clone())
-		} else {
-			t.Fatal(r.Result())
-		}
-	}
+	res := parseResults(t, text, "sleeps")
 	return &Report{Spec: matrix.Spec{Variants: []string{"heap", "slack", "wheel"}, Sets: []string{"wakeups"}},
 		Variants: []string{"heap", "slack", "wheel"}, Index: stats.NewIndex(res)}
 }
