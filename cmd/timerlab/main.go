@@ -64,7 +64,7 @@ func synopsis(w io.Writer) {
 		fmt.Fprint(w, wrap(usage+c.args, "  ", strings.Repeat(" ", 2+len(usage))))
 		fmt.Fprint(w, wrap(c.what, "      ", "      "))
 	}
-	fmt.Fprint(w, "\n"+wrap("make runs the first answer (timerlab bench --sets headline), make full the whole matrix; "+
+	fmt.Fprint(w, "\n"+wrap("make runs the first answer (timerlab bench --sets headline with its variants), make full the whole matrix; "+
 		"docs/benchmarks.md has the details. Run timerlab help COMMAND, or timerlab COMMAND -h, for its flags.", "", ""))
 }
 

@@ -233,7 +233,7 @@ func orDiscard(w io.Writer) io.Writer {
 }
 
 func (e *experiment) spec(rounds, count int) matrix.Spec {
-	s := matrix.Spec{Quick: e.quick, Rounds: rounds, Count: count, Only: e.only}
+	s := matrix.Spec{Quick: e.quick, Rounds: rounds, Count: count, ProfileCount: matrix.ProfileCount, Only: e.only}
 	s.Variants = lab.Names(e.variants)
 	s.Sets = selection.Names(e.sets)
 	for _, ps := range e.pkgs {

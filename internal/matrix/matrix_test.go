@@ -182,6 +182,22 @@ func TestClaimRefusesAnotherMatrix(t *testing.T) {
 	if claimed, err := CheckClaim(t.TempDir(), spec); err != nil || claimed {
 		t.Errorf("CheckClaim of an empty directory: %v, %v; want it free", claimed, err)
 	}
+	// A matrix begun before the profile cells' count was recorded resumes with it; one that
+	// recorded another count does not.
+	spec.Counts = nil
+	spec.ProfileCount = ProfileCount
+	if claimed, err := CheckClaim(dir, spec); err != nil || !claimed {
+		t.Errorf("CheckClaim of the matrix with its profile count now recorded: %v, %v; want it claimed", claimed, err)
+	}
+	other := t.TempDir()
+	spec.ProfileCount = 1
+	if err := Claim(other, spec); err != nil {
+		t.Fatal(err)
+	}
+	spec.ProfileCount = ProfileCount
+	if claimed, err := CheckClaim(other, spec); err == nil || claimed {
+		t.Errorf("CheckClaim of a matrix whose profile cells ran -count=1: %v, %v; want it refused", claimed, err)
+	}
 }
 
 // TestReadSpecValidates checks that a matrix.json no timerlab bench could have written is refused

@@ -261,6 +261,9 @@ func CheckClaim(dir string, spec Spec) (claimed bool, err error) {
 	if err := json.Unmarshal(data, &have); err != nil {
 		return false, fmt.Errorf("%s: %v", path, err)
 	}
+	if have.ProfileCount == 0 {
+		have.ProfileCount = spec.ProfileCount // begun before it was recorded
+	}
 	if !reflect.DeepEqual(have, spec) {
 		return false, fmt.Errorf("%s holds another matrix (%+v, want %+v): use another --out or remove it", dir, have, spec)
 	}

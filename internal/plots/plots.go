@@ -42,6 +42,13 @@ type Chart struct {
 	// Refs are the Y values of dashed horizontal reference lines across the chart (a ratio's 1);
 	// the Y axis reaches them.
 	Refs []float64
+	// Dodge, above 1 on a log X axis, draws the series apart: the i-th of n series at X times
+	// Dodge^(i-(n-1)/2). So bars at the same X do not overlap. The points stay where they are in
+	// Series; only the drawing moves them.
+	Dodge float64
+	// SpanY has a linear Y axis span the points, bars and Refs only. Without it the axis starts
+	// at zero. A ratio about 1 needs SpanY to be read.
+	SpanY bool
 }
 
 // Empty reports whether the chart has no point to draw.
@@ -82,6 +89,12 @@ func (c Chart) SaveSVG(file string) error {
 	}
 	var lines []any
 	var bars []plot.Plotter
+	drawn := 0
+	for _, s := range c.Series {
+		if len(s.Points) > 0 {
+			drawn++
+		}
+	}
 	for _, s := range c.Series {
 		if len(s.Points) == 0 {
 			continue
@@ -89,6 +102,7 @@ func (c Chart) SaveSVG(file string) error {
 		if err := c.checkLog(s); err != nil {
 			return err
 		}
+		s = c.dodged(s, len(lines)/2, drawn)
 		b, err := c.errorBars(s, len(lines)/2)
 		if err != nil {
 			return err
@@ -102,7 +116,7 @@ func (c Chart) SaveSVG(file string) error {
 		return err
 	}
 	p.Add(bars...)
-	if !c.LogY {
+	if !c.LogY && !c.SpanY {
 		p.Y.Min = math.Min(p.Y.Min, 0) // a linear axis starts at zero, not to magnify differences
 	}
 	for _, y := range c.Refs {
@@ -120,6 +134,20 @@ func (c Chart) checkLog(s Series) error {
 		}
 	}
 	return nil
+}
+
+// dodged returns s drawn as the index-th of n series: its X moved by Dodge (see Chart.Dodge).
+func (c Chart) dodged(s Series, index, n int) Series {
+	if !c.LogX || c.Dodge <= 1 || n < 2 {
+		return s
+	}
+	f := math.Pow(c.Dodge, float64(index)-float64(n-1)/2)
+	pts := make(plotter.XYs, len(s.Points))
+	for i, pt := range s.Points {
+		pts[i] = plotter.XY{X: pt.X * f, Y: pt.Y}
+	}
+	s.Points = pts
+	return s
 }
 
 // errorBars returns the vertical bars of the intervals of s, the series drawn index-th (whose

@@ -86,3 +86,27 @@ func saveSVG(t *testing.T, c Chart) []byte {
 	}
 	return data
 }
+
+// TestDodge checks that Dodge spreads the series about their X, symmetrically, on a log X axis
+// only, and leaves the series given unchanged.
+func TestDodge(t *testing.T) {
+	s := Series{Name: "a", Points: plotter.XYs{{X: 1e3, Y: 1}, {X: 1e4, Y: 2}}}
+	c := Chart{LogX: true, Dodge: 2}
+	for _, tc := range []struct {
+		index, n int
+		factor   float64
+	}{{0, 3, 0.5}, {1, 3, 1}, {2, 3, 2}, {0, 2, 1 / math.Sqrt2}, {0, 1, 1}} {
+		got := c.dodged(s, tc.index, tc.n)
+		for i, pt := range got.Points {
+			if want := s.Points[i].X * tc.factor; math.Abs(pt.X-want) > 1e-9*want || pt.Y != s.Points[i].Y {
+				t.Errorf("series %d of %d: point %d drawn at %v, want (%g, %g)", tc.index, tc.n, i, pt, want, s.Points[i].Y)
+			}
+		}
+	}
+	if s.Points[0].X != 1e3 {
+		t.Error("dodged changed the series it was given")
+	}
+	if got := (Chart{Dodge: 2}).dodged(s, 0, 3); got.Points[0].X != 1e3 {
+		t.Error("a linear X axis was dodged")
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ func (r *Report) chart(pkg string, c suite.Chart) savedChart {
 		ch.Series = r.vsSlack(pkg, c)
 	case suite.RatioVsSize:
 		ch.LogX, ch.LegendLeft, ch.LegendBottom = true, true, true
-		ch.Refs = []float64{1}
+		ch.Refs, ch.Dodge, ch.SpanY = []float64{1}, 1.08, true
 		ch.Series = r.ratioVsSize(pkg, c)
 	}
 	return savedChart{File: c.File, Chart: ch, Note: c.Note}
@@ -75,7 +76,7 @@ func (r *Report) vsSize(pkg string, c suite.Chart) []plots.Series {
 				}
 			}
 			if len(s.Points) > 0 {
-				series = append(series, s)
+				series = append(series, sortedByX(s))
 			}
 		}
 	}
@@ -112,11 +113,32 @@ func (r *Report) ratioVsSize(pkg string, c suite.Chart) []plots.Series {
 				s.Intervals = append(s.Intervals, iv)
 			}
 			if len(s.Points) > 0 {
-				series = append(series, s)
+				series = append(series, sortedByX(s))
 			}
 		}
 	}
 	return series
+}
+
+// sortedByX returns s with its points, and their intervals, in the order of X: the keys come in the
+// order the results first name them, which need not be the sizes'.
+func sortedByX(s plots.Series) plots.Series {
+	order := make([]int, len(s.Points))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return s.Points[order[a]].X < s.Points[order[b]].X })
+	out := plots.Series{Name: s.Name, Points: make(plotter.XYs, len(order))}
+	if s.Intervals != nil {
+		out.Intervals = make([]plots.Interval, len(order))
+	}
+	for i, j := range order {
+		out.Points[i] = s.Points[j]
+		if s.Intervals != nil {
+			out.Intervals[i] = s.Intervals[j]
+		}
+	}
+	return out
 }
 
 // quantiles draws a line per variant: its medians of the quantile figures of the chart's

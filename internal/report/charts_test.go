@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -186,4 +187,19 @@ func parseResults(t *testing.T, text, name string) []*benchfmt.Result {
 		res = append(res, rec.Clone())
 	}
 	return res
+}
+
+// TestSortedByX checks that a series' points, with their intervals, are put in the order of X.
+func TestSortedByX(t *testing.T) {
+	s := plots.Series{Name: "a", Points: plotter.XYs{{X: 1e6, Y: 3}, {X: 1e3, Y: 1}, {X: 1e4, Y: 2}},
+		Intervals: []plots.Interval{{Lo: 2, Hi: 4}, {}, {Lo: 1, Hi: 3}}}
+	got := sortedByX(s)
+	want := plots.Series{Name: "a", Points: plotter.XYs{{X: 1e3, Y: 1}, {X: 1e4, Y: 2}, {X: 1e6, Y: 3}},
+		Intervals: []plots.Interval{{}, {Lo: 1, Hi: 3}, {Lo: 2, Hi: 4}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sortedByX = %+v, want %+v", got, want)
+	}
+	if got := sortedByX(plots.Series{Points: plotter.XYs{{X: 2}, {X: 1}}}); got.Intervals != nil || got.Points[0].X != 1 {
+		t.Errorf("sortedByX without intervals = %+v", got)
+	}
 }

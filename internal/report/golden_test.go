@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"timerlab/internal/matrix"
 	"timerlab/internal/plots"
 )
 
@@ -161,6 +163,47 @@ func TestSampleNotes(t *testing.T) {
 			if want := fmt.Sprintf("With %d samples per variant", n); n < 6 && !strings.Contains(b.String(), want) {
 				t.Errorf("%s, %d samples: the note does not say %q", tc.dir, n, want)
 			}
+		}
+	}
+}
+
+// TestProfileCount checks that the CPU profiles section gives the profile cells' -count where the
+// matrix recorded it, and no count where it did not (the recorded fixtures, begun before it was).
+func TestProfileCount(t *testing.T) {
+	for _, tc := range []struct {
+		count int
+		want  string
+	}{
+		{0, "One extra run per variant and set"},
+		{3, "One extra `-count=3` run per variant and set"},
+	} {
+		dir := copyDir(t, "testdata/results")
+		spec, err := matrix.ReadSpec(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.ProfileCount = tc.count
+		data, err := json.Marshal(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "matrix.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := t.TempDir()
+		if err := r.Write(docs); err != nil {
+			t.Fatal(err)
+		}
+		md, err := os.ReadFile(filepath.Join(docs, "results.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(md), "## CPU profiles\n\n"+tc.want) {
+			t.Errorf("profile count %d: the CPU profiles section does not open with %q", tc.count, tc.want)
 		}
 	}
 }

@@ -379,8 +379,12 @@ func (r *Report) writeProfiles(b *bytes.Buffer) {
 		return
 	}
 	b.WriteString("## CPU profiles\n\n")
-	fmt.Fprintf(b, "One extra `-count=%d` run per variant and set with `-cpuprofile` (profiles/VARIANT/SET.pb.gz). %s %s\n\n",
-		matrix.ProfileCount, profileCategories, profileRule)
+	run := "One extra run" // its count not recorded (matrix.Spec.ProfileCount)
+	if n := r.Spec.ProfileCount; n > 0 {
+		run = fmt.Sprintf("One extra `-count=%d` run", n)
+	}
+	fmt.Fprintf(b, "%s per variant and set with `-cpuprofile` (profiles/VARIANT/SET.pb.gz). %s %s\n\n",
+		run, profileCategories, profileRule)
 	r.writeShares(b, sets, "###")
 }
 

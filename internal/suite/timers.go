@@ -61,7 +61,8 @@ var Timers = Workload{Name: "timers", Pkg: "timerlab/bench/timers", From: Bench,
 			Param: liveSizes.Param, Unit: "sec/op",
 			Note: fmt.Sprintf("Each point is a variant's sec/op over %[1]s's at that N, the median of the ratios "+
 				"of all pairs of their runs, as the verdict computes it; its bar is that ratio's 95%% confidence "+
-				"interval (the U-test inverted), and a point without a bar had too few runs for one. Below 1 the "+
+				"interval (the U-test inverted), and a point without a bar had too few runs for one. The lines are "+
+				"drawn a little apart about each N, so that their bars do not overlap. Below 1 the "+
 				"variant is faster than %[1]s; a bar that crosses 1 is no significant difference. "+
 				"TimeoutVsN: a timeout due before all the live timers; CostVsN: a timer due among them.", lab.Baseline)}},
 	Headlines: []Headline{

@@ -78,11 +78,11 @@ const (
 	// VsSlack draws a point per variant: the median of Unit of Benchmarks[0] against the median
 	// slack the variant granted in that benchmark (bench/units.Slack, in µs; 0 without the figure).
 	VsSlack
-	// RatioVsSize draws a line per benchmark of Benchmarks and variant other than the baseline
-	// (lab.Baseline): the variant's Unit over the baseline's as the verdict's ratio (the
-	// Hodges–Lehmann estimate, stats.Index.Ratio) against the size parameter Param, log X and
-	// linear Y, with a dashed line at 1. Each point carries the ratio's confidence interval as a
-	// vertical bar; a point whose samples bound no interval is drawn without one.
+	// RatioVsSize draws a line per benchmark of Benchmarks and variant but the baseline
+	// (lab.Baseline). A point is the variant's Unit over the baseline's at a size of Param: the
+	// verdict's ratio (stats.Index.Ratio). X is logarithmic, Y linear about a dashed line at 1.
+	// A bar gives the ratio's confidence interval; a point whose samples bound none has no bar.
+	// The lines are drawn a little apart on X, so that their bars do not overlap.
 	RatioVsSize
 )
 
