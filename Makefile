@@ -23,16 +23,18 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 
-# The first answer: heap against the variants the open questions turn on, on the headline sets
-# (`timerlab bench -h`: std-time's single operations, the timers against N, deadline churn, the
-# wakeups and their precision), which hold the figures the report's verdict leads with. Its
-# variants: heap, the baseline; wheel, the timer set against N; slack, the windows; pwait2-slack,
-# the candidate for golang/go#53824, and pwait2, upstream's proposal it answers (an alias of heap's
-# toolchain that runs only the sweep sets). The rest (wheel-slack, timer-metrics, heap-release,
-# pristine upstream, the null floor, the comparisons and the slack sweep) run in `make full`: each
-# toolchain costs about 10 minutes of build and matrix, and `make` must end within an hour on
-# 2 cores (README.md's table gives its measured time). Its results go where `timerlab report`
-# looks for them by default.
+# The first answer: heap against the variants the open questions turn on. It runs the headline
+# sets (`timerlab bench -h`): std-time's single operations, the timers against N, deadline churn,
+# the wakeups and their precision. They hold the figures the report's verdict leads with. Its
+# variants:
+#   heap, the baseline; wheel, the timer set against N; slack, the windows;
+#   pwait2-slack, the candidate for golang/go#53824;
+#   pwait2, upstream's proposal it answers: heap's toolchain, on the sets the aliases run.
+# wheel-slack, timer-metrics, heap-release, the comparisons, pristine upstream and the slack sweep
+# run in `make full`. The null floor runs only the floor set, when named.
+# A toolchain costs `make` about 13 minutes: its build, its cells, its instruction counts. `make`
+# must end within an hour on 2 cores; README.md's table gives its measured time. Its results go
+# where `timerlab report` looks for them by default.
 FIRST_TOOLCHAINS := $(filter heap wheel slack pwait2-slack,$(TOOLCHAINS))
 FIRST_VARIANTS := $(subst $(space),$(comma),$(FIRST_TOOLCHAINS)),pwait2
 FIRST_RESULTS := $(or $(TIMERLAB_BUILD),build)/results-first
