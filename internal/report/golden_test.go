@@ -47,15 +47,7 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			docs := t.TempDir()
-			if err := r.Write(docs); err != nil {
-				t.Fatal(err)
-			}
-			md, err := os.ReadFile(filepath.Join(docs, "results.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden(t, tc.name+".md", md)
+			golden(t, tc.name+".md", rendered(t, r))
 			golden(t, tc.name+".charts.txt", dumpCharts(r.charts()))
 		})
 	}
@@ -194,16 +186,22 @@ func TestProfileCount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs := t.TempDir()
-		if err := r.Write(docs); err != nil {
-			t.Fatal(err)
-		}
-		md, err := os.ReadFile(filepath.Join(docs, "results.md"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(md), "## CPU profiles\n\n"+tc.want) {
+		if md := rendered(t, r); !strings.Contains(string(md), "## CPU profiles\n\n"+tc.want) {
 			t.Errorf("profile count %d: the CPU profiles section does not open with %q", tc.count, tc.want)
 		}
 	}
+}
+
+// rendered writes r's results.md into a temporary directory and returns it.
+func rendered(t *testing.T, r *Report) []byte {
+	t.Helper()
+	docs := t.TempDir()
+	if err := r.Write(docs); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(docs, "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md
 }
