@@ -66,8 +66,9 @@ type Spec struct {
 	Sets     []string `json:"sets"`
 	Rounds   int      `json:"rounds"`
 	Count    int      `json:"count"` // -test.count per run cell
-	// ProfileCount is the -test.count of the profile cells (ProfileCount). 0: not recorded, as in
-	// matrices begun before it was.
+	// ProfileCount is the -test.count of the profile cells of the sets go test runs (ProfileCount);
+	// those of golang.org/x/benchmarks run once. 0: not recorded, as in matrices begun before it
+	// was.
 	ProfileCount int `json:"profile_count,omitempty"`
 	// Only restricts variants to some of Sets: variant -> the sets it runs, in any order. A
 	// variant it does not name runs every set. nil when every variant runs every set.

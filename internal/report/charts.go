@@ -61,26 +61,10 @@ func sizeName(benchmarks []string, param string) *regexp.Regexp {
 
 // vsSize draws a line per benchmark of c and variant: the median of c.Unit against the size.
 func (r *Report) vsSize(pkg string, c suite.Chart) []plots.Series {
-	name := sizeName(c.Benchmarks, c.Param)
-	var series []plots.Series
-	for _, bench := range c.Benchmarks {
-		for _, v := range r.Variants {
-			s := plots.Series{Name: v + " " + bench}
-			for _, k := range r.keys(pkg, stats.Tidy(c.Unit)) {
-				m := name.FindStringSubmatch(k.Name)
-				if m == nil || m[1] != bench {
-					continue
-				}
-				if sum, ok := r.Index.Summary(k, v); ok {
-					s.Points = append(s.Points, plotter.XY{X: sizeOf(m[2], m[3]), Y: sum.Center * c.Scale})
-				}
-			}
-			if len(s.Points) > 0 {
-				series = append(series, sortedByX(s))
-			}
-		}
-	}
-	return series
+	return r.sizeSeries(pkg, c, r.Variants, "", false, func(k stats.Key, v string) (float64, plots.Interval, bool) {
+		sum, ok := r.Index.Summary(k, v)
+		return sum.Center * c.Scale, plots.Interval{}, ok
+	})
 }
 
 // ratioVsSize draws a line per benchmark of c and variant other than the baseline (lab.Baseline):
@@ -88,29 +72,45 @@ func (r *Report) vsSize(pkg string, c suite.Chart) []plots.Series {
 // (stats.Index.Ratio), with its confidence interval where the samples bound one. A point whose
 // ratio has no bounded interval is drawn without a bar (the zero plots.Interval).
 func (r *Report) ratioVsSize(pkg string, c suite.Chart) []plots.Series {
-	name := sizeName(c.Benchmarks, c.Param)
+	var variants []string
+	for _, v := range r.Variants {
+		if v != lab.Baseline {
+			variants = append(variants, v)
+		}
+	}
+	return r.sizeSeries(pkg, c, variants, "/"+lab.Baseline, true, func(k stats.Key, v string) (float64, plots.Interval, bool) {
+		rt, ok := r.Index.Ratio(k, lab.Baseline, v)
+		var iv plots.Interval
+		if rt.Bounded() {
+			iv = plots.Interval{Lo: rt.Lo, Hi: rt.Hi}
+		}
+		return rt.Center, iv, ok
+	})
+}
+
+// sizeSeries returns a line per benchmark of c and variant of variants, named "VARIANTsuffix
+// BENCHMARK": point's figure of each key of c.Unit against its size (c.Param), in the order of
+// the sizes, with point's intervals where bars is set. A line without a point is left out.
+func (r *Report) sizeSeries(pkg string, c suite.Chart, variants []string, suffix string, bars bool,
+	point func(k stats.Key, v string) (y float64, iv plots.Interval, ok bool)) []plots.Series {
+	re := sizeName(c.Benchmarks, c.Param)
 	var series []plots.Series
 	for _, bench := range c.Benchmarks {
-		for _, v := range r.Variants {
-			if v == lab.Baseline {
-				continue
-			}
-			s := plots.Series{Name: v + "/" + lab.Baseline + " " + bench}
+		for _, v := range variants {
+			s := plots.Series{Name: v + suffix + " " + bench}
 			for _, k := range r.keys(pkg, stats.Tidy(c.Unit)) {
-				m := name.FindStringSubmatch(k.Name)
+				m := re.FindStringSubmatch(k.Name)
 				if m == nil || m[1] != bench {
 					continue
 				}
-				rt, ok := r.Index.Ratio(k, lab.Baseline, v)
+				y, iv, ok := point(k, v)
 				if !ok {
 					continue
 				}
-				var iv plots.Interval
-				if rt.Bounded() {
-					iv = plots.Interval{Lo: rt.Lo, Hi: rt.Hi}
+				s.Points = append(s.Points, plotter.XY{X: sizeOf(m[2], m[3]), Y: y})
+				if bars {
+					s.Intervals = append(s.Intervals, iv)
 				}
-				s.Points = append(s.Points, plotter.XY{X: sizeOf(m[2], m[3]), Y: rt.Center})
-				s.Intervals = append(s.Intervals, iv)
 			}
 			if len(s.Points) > 0 {
 				series = append(series, sortedByX(s))

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -139,7 +138,6 @@ func TestRatioVsNChart(t *testing.T) {
 	if len(c.Chart.Series) != len(want) {
 		t.Fatalf("%d series, want %d: %+v", len(c.Chart.Series), len(want), c.Chart.Series)
 	}
-	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
 	for i, w := range want {
 		s := c.Chart.Series[i]
 		if s.Name != w.Name || len(s.Points) != len(w.Points) || len(s.Intervals) != len(w.Intervals) {
@@ -151,7 +149,7 @@ func TestRatioVsNChart(t *testing.T) {
 			if !near(p, wp) {
 				t.Errorf("%s: point %d is %v, want %v", s.Name, j, p, wp)
 			}
-			if !same(iv.Lo, wi.Lo) || !same(iv.Hi, wi.Hi) {
+			if !nearly(iv.Lo, wi.Lo) || !nearly(iv.Hi, wi.Hi) {
 				t.Errorf("%s: interval of %v is [%g, %g], want [%g, %g]", s.Name, wp, iv.Lo, iv.Hi, wi.Lo, wi.Hi)
 			}
 		}

@@ -144,7 +144,12 @@ func TestVsSlackCharts(t *testing.T) {
 
 // near reports whether a and b are the same point up to rounding.
 func near(a, b plotter.XY) bool {
-	return math.Abs(a.X-b.X) <= 1e-9*math.Abs(b.X) && math.Abs(a.Y-b.Y) <= 1e-9*math.Abs(b.Y)
+	return nearly(a.X, b.X) && nearly(a.Y, b.Y)
+}
+
+// nearly reports whether a is b but for rounding: within a billionth of b.
+func nearly(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Abs(b)
 }
 
 // TestEnvTableShowsAliases checks each alias is listed with its target's toolchain and its own GODEBUG.
