@@ -48,14 +48,19 @@ for set in "${sets[@]}"; do
 		unset GOEXPERIMENT GOPATH GOBIN
 		for port in "${ports[@]}"; do
 			export GOOS=${port%/*} GOARCH=${port#*/}
+			# The packages that have files on this port: one of a single system
+			# (internal/runtime/syscall/linux) has none on the others.
 			# shellcheck disable=SC2086 # a word list
-			../bin/go build $pkgs || die "$set: go build $pkgs failed ($port)"
+			here=$(../bin/go list -e -f '{{if .GoFiles}}{{.ImportPath}}{{end}}' $pkgs | tr '\n' ' ')
+			[ -n "${here// /}" ] || { echo "    $port: none of the packages builds here"; continue; }
+			# shellcheck disable=SC2086
+			../bin/go build $here || die "$set: go build $here failed ($port)"
 			if [ $full = 1 ]; then
 				# shellcheck disable=SC2086
-				../bin/go vet $pkgs || die "$set: go vet $pkgs failed ($port)"
+				../bin/go vet $here || die "$set: go vet $here failed ($port)"
 				[ "$port" != linux/amd64 ] || ../bin/go build std || die "$set: go build std failed ($port)"
 			fi
-			echo "    $port: built$([ $full = 0 ] || echo " and vetted") ($pkgs)"
+			echo "    $port: built$([ $full = 0 ] || echo " and vetted") ($here)"
 		done
 	) || exit 1
 	rm -rf "$tmp/$set.go" "$tmp/$set.out"

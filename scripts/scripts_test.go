@@ -66,10 +66,23 @@ install)
 	chmod +x "$root/bin/go.new"
 	mv "$root/bin/go.new" "$root/bin/go"
 	;;
+list)
+	# go list -e -f FORMAT PKGS, as check-exports.sh asks which packages have files on a port:
+	# each package, less one under a directory named for another system than $GOOS.
+	shift
+	for a in "$@"; do
+		case $a in -* | '{{'*) continue ;; esac
+		case /$a/ in */linux/* | */darwin/* | */windows/*)
+			case /$a/ in */"${GOOS:-linux}"/*) ;; *) continue ;; esac ;;
+		esac
+		echo "$a"
+	done
+	;;
 vet | build)
 	# Records each build's port and experiments; fails one whose "GOOS/GOARCH:GOEXPERIMENT" is
-	# $FAKE_CROSS_FAIL.
+	# $FAKE_CROSS_FAIL. cross-pkgs.log records the packages too.
 	echo "$1 ${GOOS-}/${GOARCH-}:${GOEXPERIMENT-}" >>"$TIMERLAB_BUILD/cross.log"
+	echo "$*" "${GOOS-}/${GOARCH-}" >>"$TIMERLAB_BUILD/cross-pkgs.log"
 	[ "${GOOS-}/${GOARCH-}:${GOEXPERIMENT-}" != "${FAKE_CROSS_FAIL:-}" ] || { echo "fake go $1: undefined: slackArm" >&2; exit 1; }
 	;;
 env)

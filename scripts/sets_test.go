@@ -21,6 +21,9 @@ func (w *world) addSet(t *testing.T, name, newHeader string, subjects ...string)
 		if strings.HasSuffix(s, "NEWFILE") {
 			w.write(t, dir+"/src/runtime/new.go", newHeader+"\npackage runtime\n")
 		}
+		if strings.HasSuffix(s, "LINUXFILE") {
+			w.write(t, dir+"/src/internal/runtime/syscall/linux/new.go", newHeader+"\npackage linux\n")
+		}
 		w.git(t, dir, "add", "-A")
 		w.git(t, dir, "commit", "-q", "-m", s)
 	}
@@ -168,5 +171,25 @@ func TestCheckExports(t *testing.T) {
 	r = w.runEnv(t, []string{"FAKE_CROSS_FAIL=linux/arm64:"}, "check-exports.sh", "--full", "good")
 	if r.code == 0 || !strings.Contains(r.stderr, "good: go build") || !strings.Contains(r.stderr, "linux/arm64") {
 		t.Errorf("a failing build: exit %d, stderr %q; want the set and the port named", r.code, r.stderr)
+	}
+
+	// A package of one system is built for that system's ports only.
+	w.addSet(t, "linuxonly", goHeader, "runtime: move", "internal/runtime/syscall/linux: add LINUXFILE")
+	os.Remove(w.path("build/cross-pkgs.log"))
+	w.mustRun(t, "check-exports.sh", "--full", "linuxonly")
+	ports := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(w.read(t, "build/cross-pkgs.log")), "\n") {
+		f := strings.Fields(line) // go's arguments (vet or build, then the packages), then the port
+		port, pkgs := f[len(f)-1], strings.Join(f[1:len(f)-1], " ")
+		if pkgs == "std" {
+			continue
+		}
+		ports[port] = true
+		if has := strings.Contains(pkgs, "internal/runtime/syscall/linux"); has != strings.HasPrefix(port, "linux/") {
+			t.Errorf("check-exports.sh --full: %q: want internal/runtime/syscall/linux on Linux ports only", line)
+		}
+	}
+	if !ports["darwin/arm64"] || !ports["windows/amd64"] {
+		t.Errorf("check-exports.sh --full built the runtime on %v, want darwin/arm64 and windows/amd64 too", ports)
 	}
 }
