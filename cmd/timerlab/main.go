@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"timerlab/internal/experiment"
 	"timerlab/internal/instr"
 	"timerlab/internal/lab"
+	"timerlab/internal/matrix"
 	"timerlab/internal/report"
 	"timerlab/internal/selection"
 	"timerlab/internal/suite"
@@ -40,7 +42,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"bench", "[--quick] [--sets a,b|headline] [--pkg PKG,PKG@VERSION,./DIR [--bench REGEXP]] [--variants a,b] " +
-			"[--sweep-sets a,b|all] [--rounds N] [--count N] [--timeout D] [--out DIR] [--build-only | --prebuilt]",
+			"[--sweep-sets a,b|all] [--rounds N] [--count N] [--timeout D] [--out DIR] [--build-only [--etcd-requests N] | --prebuilt]",
 			"run the matrix of variants × benchmark sets × rounds into a results directory (resumable)", benchCmd},
 		{"report", "[--results DIR] [--docs DIR] [--xbench DIR|none] [--instr DIR|none] [--partial]",
 			"render docs/results.md and docs/results/*.svg from a results directory", reportCmd},
@@ -336,6 +338,8 @@ func benchCmd(ctx context.Context, args []string) error {
 	buildOnly := fs.Bool("build-only", false, "build the test binaries and stop, to run them elsewhere with --prebuilt")
 	prebuilt := fs.Bool("prebuilt", false, "run the matrix that --build-only built in --out, "+
 		"on a machine without the toolchains")
+	etcdRequests := fs.Int("etcd-requests", 0, "with --build-only: the requests of each of sweet-etcd's benchmarks "+
+		"(Put, STM) in the pack's runs, at least 1000, one a client (default: sweet's 100,000)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -350,6 +354,13 @@ func benchCmd(ctx context.Context, args []string) error {
 		return usagef("--timeout %v: want a duration above 0, such as 15m", *timeout)
 	case *buildOnly && *prebuilt:
 		return usagef("--build-only and --prebuilt: want one of them")
+	case set["etcd-requests"] && *etcdRequests < matrix.MinEtcdRequests:
+		return usagef("--etcd-requests %d: want %d or more, one a client", *etcdRequests, matrix.MinEtcdRequests)
+	case set["etcd-requests"] && !*buildOnly && !*prebuilt:
+		return usagef("--etcd-requests sets the load of a pack's etcd runs: give --build-only too " +
+			"(sweet's harness runs its own load)")
+	case set["etcd-requests"] && !*prebuilt && !slices.Contains(setList.names, matrix.EtcdSet):
+		return usagef("--etcd-requests sets %s's load: name it in --sets", matrix.EtcdSet)
 	case *buildOnly && len(pkgList.names) > 0:
 		return usagef("--build-only: --pkg's sets run in their package's directory, which needs the toolchains: " +
 			"run them where the toolchains are")
@@ -374,7 +385,8 @@ func benchCmd(ctx context.Context, args []string) error {
 	}
 	return experiment.Bench(ctx, l, experiment.Options{Quick: *quick, Variants: variantList.names,
 		Sets: setList.names, SweepSets: sweepList.names, Rounds: *rounds, Count: *count,
-		Timeout: *timeout, BuildOnly: *buildOnly, Packages: pkgList.names, Bench: *bench, Log: logOut}, *out)
+		Timeout: *timeout, BuildOnly: *buildOnly, Packages: pkgList.names, Bench: *bench,
+		EtcdRequests: *etcdRequests, Log: logOut}, *out)
 }
 
 // benchHelp lists what bench -h says after its flags: the names --sets and --variants take.

@@ -47,8 +47,11 @@ type Options struct {
 	// Packages are the packages whose benchmarks make sets of their own (resolvePackages says
 	// how each is named), after those Sets names; with no Sets, the matrix runs them alone.
 	Packages []string
-	Bench    string    // the -test.bench pattern of Packages' sets
-	Log      io.Writer // progress and warnings
+	Bench    string // the -test.bench pattern of Packages' sets
+	// EtcdRequests, with BuildOnly, is the requests of each of sweet-etcd's benchmarks in the
+	// pack's runs (matrix.Spec.EtcdRequests); 0: sweet's load.
+	EtcdRequests int
+	Log          io.Writer // progress and warnings
 }
 
 // DefaultOut is where the matrix of sets goes unless the command names a directory: the layout's
@@ -103,15 +106,35 @@ func (e *experiment) mode() string {
 // Bench runs the cells of the matrix o selects that are not done yet in out, and assembles each
 // variant's raw file; with o.BuildOnly, the build cells alone.
 func Bench(ctx context.Context, l lab.Layout, o Options, out string) error {
+	if o.EtcdRequests != 0 && !o.BuildOnly {
+		return selection.Errorf("--etcd-requests needs --build-only")
+	}
 	e, err := plan(ctx, l, o)
 	if err != nil {
 		return err
 	}
+	spec, err := e.benchSpec(o)
+	if err != nil {
+		return err
+	}
+	return e.run(ctx, out, spec, o.Timeout)
+}
+
+// benchSpec is the matrix o asks of e's variants and sets: its rounds (6 by default, 3 quick),
+// count and etcd load.
+func (e *experiment) benchSpec(o Options) (matrix.Spec, error) {
 	rounds := o.Rounds
 	if rounds == 0 {
 		rounds = map[bool]int{false: 6, true: 3}[o.Quick]
 	}
-	return e.run(ctx, out, e.spec(rounds, o.Count), o.Timeout)
+	spec := e.spec(rounds, o.Count)
+	if o.EtcdRequests != 0 {
+		spec.EtcdRequests = o.EtcdRequests
+		if err := spec.Validate(); err != nil {
+			return spec, selection.Errorf("%v", err)
+		}
+	}
+	return spec, nil
 }
 
 // Prebuilt runs the matrix that BuildOnly recorded in out, with the binaries there and without
@@ -397,7 +420,8 @@ func (e *experiment) executor(out string, spec matrix.Spec, timeout time.Duratio
 	// Without the toolchains (prebuilt) there are no tools either: the cells run the binaries
 	// that the build-only run staged (xbench.Executor.Stage).
 	xb := &xbench.Executor{Dir: out, Tools: e.tools, Toolchains: tcs, Stage: e.buildOnly,
-		Infos: map[string]toolchain.Info{}, Sets: x.Sets, Count: spec.Count, Timeout: timeout, Log: e.log}
+		Infos: map[string]toolchain.Info{}, Sets: x.Sets, Count: spec.Count, EtcdRequests: spec.EtcdRequests,
+		Timeout: timeout, Log: e.log}
 	for _, t := range build.Toolchains {
 		xb.Infos[t.Variant] = t
 	}

@@ -11,6 +11,8 @@ import (
 	"timerlab/internal/lab"
 	"timerlab/internal/labtest"
 	"timerlab/internal/results"
+	"timerlab/internal/suite"
+	"timerlab/internal/xbench"
 )
 
 // quick is the one-set quick matrix the tests run: context's WithTimeout, one round.
@@ -210,5 +212,37 @@ func TestXBenchSetsNeedTools(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--prebuilt: no binaries staged for heap sweet-etcd") ||
 		!strings.Contains(err.Error(), "--build-only") {
 		t.Errorf("Prebuilt of a matrix with sweet-etcd not built: %v, want one line pointing to --build-only", err)
+	}
+}
+
+// TestEtcdRequests follows a pack's etcd load from the options to the executor of its cells: Bench
+// refuses it without BuildOnly before anything is written; the matrix records it, or refuses it
+// where no sweet-etcd runs; the executor of sweet's cells gets it from the matrix, as a prebuilt
+// run reads it there.
+func TestEtcdRequests(t *testing.T) {
+	build := labtest.FakeBuild(t, "heap")
+	out := filepath.Join(build, "results")
+	err := Bench(t.Context(), checkout(t), Options{Variants: []string{"heap"}, Sets: []string{"sweet-etcd"}, EtcdRequests: 5000}, out)
+	if err == nil || !strings.Contains(err.Error(), "--etcd-requests needs --build-only") {
+		t.Errorf("an etcd load without BuildOnly: %v, want it refused", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused run created %s", out)
+	}
+	etcd, _ := suite.Find(suite.Sets(false), "sweet-etcd")
+	timers, _ := suite.Find(suite.Sets(false), "timers")
+	e := &experiment{variants: []lab.Variant{{Name: "heap"}}, sets: []suite.Set{etcd}}
+	spec, err := e.benchSpec(Options{BuildOnly: true, Count: 1, EtcdRequests: 5000})
+	if err != nil || spec.EtcdRequests != 5000 || spec.Rounds != 6 {
+		t.Errorf("the matrix of a pack with 5000 etcd requests: %+v, %v", spec, err)
+	}
+	x, ok := e.executor(out, spec, time.Minute, results.Build{}).(byTool)
+	if xb, _ := x.xbench.(*xbench.Executor); !ok || xb == nil || xb.EtcdRequests != 5000 {
+		t.Errorf("the executor of sweet's cells: %#v, want one with 5000 etcd requests", x.xbench)
+	}
+	e.sets = []suite.Set{timers}
+	if _, err := e.benchSpec(Options{BuildOnly: true, Count: 1, EtcdRequests: 5000}); err == nil ||
+		!strings.Contains(err.Error(), "runs no sweet-etcd") {
+		t.Errorf("an etcd load of a matrix without sweet-etcd: %v, want it refused", err)
 	}
 }

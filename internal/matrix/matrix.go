@@ -58,6 +58,13 @@ func (c Cell) String() string {
 	return fmt.Sprintf("%s %s %s", c.Kind, c.Variant, c.Set)
 }
 
+// EtcdSet is the set whose load Spec.EtcdRequests sets: sweet's etcd. Its load has 1000
+// clients, so MinEtcdRequests is the fewest requests that keep each of them busy.
+const (
+	EtcdSet         = "sweet-etcd"
+	MinEtcdRequests = 1000
+)
+
 // Spec is the shape of a matrix. A results directory holds one spec; resuming with another is
 // refused so cells of different matrices never mix.
 type Spec struct {
@@ -79,6 +86,10 @@ type Spec struct {
 	// Packages holds the sets of Sets that timerlab bench --pkg made of a package's benchmarks,
 	// by set name: no list of timerlab's knows them.
 	Packages map[string]suite.Package `json:"packages,omitempty"`
+	// EtcdRequests is the requests of each of sweet-etcd's benchmarks (Put, STM) in a prebuilt
+	// run (timerlab bench --build-only --etcd-requests); 0: sweet's, 100,000 each. Only a
+	// prebuilt run applies it. At least MinEtcdRequests: one request per client.
+	EtcdRequests int `json:"etcd_requests,omitempty"`
 }
 
 // Set returns the benchmark set called name of the matrix: one of Packages, or of suite.Sets.
@@ -151,6 +162,13 @@ func (s Spec) Validate() error {
 				return fmt.Errorf("only: %s runs %q, none of its sets", v, set)
 			}
 		}
+	}
+	switch {
+	case s.EtcdRequests < 0 || s.EtcdRequests > 0 && s.EtcdRequests < MinEtcdRequests:
+		return fmt.Errorf("etcd_requests %d: want %d or more (a request per client), or 0 for sweet's load",
+			s.EtcdRequests, MinEtcdRequests)
+	case s.EtcdRequests > 0 && !slices.Contains(s.Sets, EtcdSet):
+		return fmt.Errorf("etcd_requests %d: the matrix runs no %s", s.EtcdRequests, EtcdSet)
 	}
 	for set, c := range s.Counts {
 		if !slices.Contains(s.Sets, set) {

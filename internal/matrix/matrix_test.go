@@ -203,7 +203,8 @@ func TestClaimRefusesAnotherMatrix(t *testing.T) {
 // TestReadSpecValidates checks that a matrix.json no timerlab bench could have written is refused
 // in one line naming the file and what is wrong: a field missing (all of them named), one
 // unknown, no variant, a set twice, rounds or count below 1, a name that cannot be a file's, a
-// restriction or a count set of a variant or set the matrix lacks.
+// restriction or a count set of a variant or set the matrix lacks, an etcd load below a request
+// per client or of a matrix without sweet-etcd; and that a pack's etcd load reads back.
 func TestReadSpecValidates(t *testing.T) {
 	const good = `{"quick": true, "variants": ["heap", "slack-12.5pct"], "sets": ["a", "b"], "rounds": 3, "count": 1, ` +
 		`"only": {"slack-12.5pct": ["b"]}, "counts": {"a": {"pkg": "time", "bench": ["BenchmarkStop"]}}}`
@@ -212,6 +213,12 @@ func TestReadSpecValidates(t *testing.T) {
 	write(t, path, good)
 	if _, err := ReadSpec(dir); err != nil {
 		t.Fatalf("a valid matrix.json: %v", err)
+	}
+	etcd := strings.Replace(strings.Replace(good, `"b"]`, `"sweet-etcd"]`, 1), `"count": 1`, `"count": 1, "etcd_requests": 5000`, 1)
+	etcd = strings.Replace(etcd, `["b"]}`, `["sweet-etcd"]}`, 1)
+	write(t, path, etcd)
+	if spec, err := ReadSpec(dir); err != nil || spec.EtcdRequests != 5000 {
+		t.Fatalf("a pack's matrix.json with its etcd load: %+v, %v", spec, err)
 	}
 	for _, tc := range []struct{ json, want string }{
 		{`{}`, `lacks "quick", "variants", "sets", "rounds", "count"`},
@@ -225,6 +232,9 @@ func TestReadSpecValidates(t *testing.T) {
 		{strings.Replace(good, `"only": {"slack-12.5pct"`, `"only": {"ghost"`, 1), `only: "ghost" is none of its variants`},
 		{strings.Replace(good, `"only": {"slack-12.5pct": ["b"]}`, `"only": {"slack-12.5pct": ["c"]}`, 1), `only: slack-12.5pct runs "c", none of its sets`},
 		{strings.Replace(good, `"counts": {"a"`, `"counts": {"z"`, 1), `counts: "z" is none of its sets`},
+		{strings.Replace(good, `"count": 1`, `"count": 1, "etcd_requests": -1`, 1), "etcd_requests -1: want 1000 or more"},
+		{strings.Replace(good, `"count": 1`, `"count": 1, "etcd_requests": 999`, 1), "etcd_requests 999: want 1000 or more"},
+		{strings.Replace(good, `"count": 1`, `"count": 1, "etcd_requests": 5000`, 1), "etcd_requests 5000: the matrix runs no sweet-etcd"},
 		{strings.Replace(good, `"quick": true`, `"quick": true, "round": 3`, 1), `unknown field "round"`},
 		{`{"rounds": "six"}`, "cannot unmarshal"},
 	} {

@@ -267,6 +267,7 @@ func TestXBenchSection(t *testing.T) {
 	last := -1
 	for _, want := range []string{
 		"golang.org/x/benchmarks@v0.0.0-",
+		"1000 clients over 100 connections, 100,000 puts (EtcdPut), then 100,000 transactions (EtcdSTM). ",
 		"GOMAXPROCS = 1 here",
 		"stand-in assets",
 		"### sweet-etcd\n\n| benchmark | unit | heap | upstream |",
@@ -281,6 +282,9 @@ func TestXBenchSection(t *testing.T) {
 		"| `gopher-lua` GopherLuaKNucleotide-2 | sec/op |",
 		"### bent",
 		"| `k8s.io/client-go/util/workqueue` DelayingQueue_AddAfter-2 | sec/op |",
+		"### Each variant against heap",
+		"| benchmark | upstream |",
+		"| `etcd` EtcdPut-2 | ×",
 		"### A/A noise: upstream against heap",
 		"| benchmark | sec/op | ops/s | p50-latency-sec | p90-latency-sec | p99-latency-sec |",
 		"Largest difference of upstream from heap: ",
@@ -313,6 +317,12 @@ func TestXBenchSection(t *testing.T) {
 	}
 	if err := verify.Report(docs); err != nil {
 		t.Error(err)
+	}
+	// A pack's run whose etcd load was set (timerlab bench --build-only --etcd-requests).
+	r.Spec.EtcdRequests = 20000
+	if md := writeResults(t, r, t.TempDir()); !strings.Contains(md, "1000 clients over 100 connections, 20,000 puts "+
+		"(EtcdPut), then 20,000 transactions (EtcdSTM): the pack's load (`--etcd-requests`), where sweet's is 100,000 of each. ") {
+		t.Errorf("the section does not give the pack's etcd load:\n%s", md)
 	}
 }
 

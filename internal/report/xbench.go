@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"timerlab/internal/lab"
@@ -81,21 +83,36 @@ func (r *Report) writeXBench(b *bytes.Buffer) {
 		fmt.Fprintf(b, "From the matrix %s of %s: %d rounds × -count=%d, the variants %s.\n\n", filepath.Base(x.Dir),
 			x.Env.Date, x.Spec.Rounds, x.Spec.Count, strings.Join(x.Variants, ", "))
 	}
-	fmt.Fprintf(b, "The sets %s, run by %s in interleaved rounds like the other sets: per round and variant, one "+
-		"`sweet run -count %d` or `bent -N %d` of the set with that variant alone, its toolchain as sweet's goroot or "+
-		"bent's Root, its GOEXPERIMENT and GODEBUG in their environments (with GOTOOLCHAIN=local); every binary they "+
-		"built was checked to be built by that toolchain. One table per set, as above: medians ± 95%% confidence interval, "+
-		"each variant's change from %s where a Mann-Whitney U-test finds it significant, `~` where not.\n\n", codeList(sets), tools, x.Spec.Count, x.Spec.Count, x.Variants[0])
+	if fromPack(x.Dir, x.Variants) {
+		fmt.Fprintf(b, "The sets %s, built by %s and run from a pack (`timerlab bench --build-only`, then "+
+			"`--prebuilt`: docs/benchmarks.md) in interleaved rounds like the other sets: per round and variant, the "+
+			"binaries the tools built with that variant's toolchain, run as the tools run them (each of sweet's drivers "+
+			"with its harness's arguments, as `-count %d` runs it; each of bent's test binaries once a round, as `-N %d`), with "+
+			"the variant's GOEXPERIMENT and GODEBUG; the GODEBUG each process ran with, and each binary's toolchain, were "+
+			"checked. ", codeList(sets), tools, x.Spec.Count, x.Spec.Count)
+	} else {
+		fmt.Fprintf(b, "The sets %s, run by %s in interleaved rounds like the other sets: per round and variant, one "+
+			"`sweet run -count %d` or `bent -N %d` of the set with that variant alone, its toolchain as sweet's goroot or "+
+			"bent's Root, its GOEXPERIMENT and GODEBUG in their environments (with GOTOOLCHAIN=local); every binary they "+
+			"built was checked to be built by that toolchain. ", codeList(sets), tools, x.Spec.Count, x.Spec.Count)
+	}
+	fmt.Fprintf(b, "One table per set, as above: medians ± 95%% confidence interval, each variant's change from %s "+
+		"where a Mann-Whitney U-test finds it significant, `~` where not.\n\n", x.Variants[0])
 	if n := x.Spec.Rounds * x.Spec.Count; n < 6 {
 		fmt.Fprintf(b, "With %d samples per variant the 95%% confidence interval of a median cannot be computed (± ∞)%s.\n\n",
 			n, map[bool]string{true: ", and no difference can reach p < 0.05", false: ""}[n < 4])
 	}
 	if slices.Contains(sets, "sweet-etcd") {
+		load := "100,000 puts (EtcdPut), then 100,000 transactions (EtcdSTM)"
+		if n := x.Spec.EtcdRequests; n > 0 {
+			load = fmt.Sprintf("%s puts (EtcdPut), then %[1]s transactions (EtcdSTM): the pack's load "+
+				"(`--etcd-requests`), where sweet's is 100,000 of each", thousands(n))
+		}
 		fmt.Fprintf(b, "`sweet-etcd`: three etcd v3.6.0 servers and etcd's benchmark tool on loopback, 1000 clients over "+
-			"100 connections, 100,000 puts (EtcdPut), then 100,000 transactions (EtcdSTM). sec/op is the mean request "+
+			"100 connections, %s. sec/op is the mean request "+
 			"latency, ops/s the throughput, pNN-latency-sec the quantiles of request latency. Each server and the "+
 			"load generator run at GOMAXPROCS = %d here (sweet gives each a quarter of the machine's, at least 1): "+
-			"timers moving between Ps need more cores than that.\n\n", max(1, x.Env.GOMAXPROCS/4))
+			"timers moving between Ps need more cores than that.\n\n", load, max(1, x.Env.GOMAXPROCS/4))
 	}
 	for _, name := range sets {
 		if note := x.set(name).Note; note != "" {
@@ -105,6 +122,7 @@ func (r *Report) writeXBench(b *bytes.Buffer) {
 	for _, name := range sets {
 		x.writeSetTables(b, "###", x.set(name), xbenchRank)
 	}
+	x.writeXBenchRatios(b, x.Index.Filter(x.isXBench))
 	x.writeAANoise(b, x.Index.Filter(x.isXBench))
 	b.WriteString("### CPU profiles\n\n")
 	b.WriteString("One more run per variant and set, with sweet's cpuprofile diagnostic (etcd: the profiles of the three " +
@@ -116,6 +134,35 @@ func (r *Report) writeXBench(b *bytes.Buffer) {
 		r.Warnings = append(r.Warnings, x.Warnings...)
 		x.Warnings = nil
 	}
+}
+
+// writeXBenchRatios writes each variant's sec/op against the baseline's, benchmark by benchmark,
+// as a ratio with its interval: the size of an effect the run can rule out, which the tables'
+// "~" alone does not say.
+func (r *Report) writeXBenchRatios(b *bytes.Buffer, ix *stats.Index) {
+	if len(r.Variants) < 2 {
+		return
+	}
+	fmt.Fprintf(b, "### Each variant against %s\n\n", r.Variants[0])
+	fmt.Fprintf(b, "sec/op of each benchmark as the ratio to %s's: the Hodges–Lehmann estimate with its 95%% "+
+		"confidence interval, `~` where the U-test finds no significant difference. An interval that holds 1 rules "+
+		"out only the effects beyond it.\n\n", r.Variants[0])
+	fmt.Fprintf(b, "| benchmark | %s |\n|%s\n", strings.Join(r.Variants[1:], " | "), strings.Repeat(" --- |", len(r.Variants)))
+	for _, k := range ix.Keys() {
+		if k.Unit != "sec/op" {
+			continue
+		}
+		row := []string{"`" + stats.ShortPkg(k.Pkg) + "` " + k.Name}
+		for _, v := range r.Variants[1:] {
+			cell := "—"
+			if ratio, ok := ix.Ratio(k, r.Variants[0], v); ok {
+				cell = ratioCell(ratio)
+			}
+			row = append(row, cell)
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	b.WriteString("\n")
 }
 
 // writeAANoise writes, for each benchmark of ix and each of xbenchUnits, aaVariant against the
@@ -182,4 +229,42 @@ func (r *Report) writeAANoise(b *bytes.Buffer, ix *stats.Index) {
 
 func codeList(names []string) string {
 	return "`" + strings.Join(names, "`, `") + "`"
+}
+
+// thousands writes n with a comma between each group of three digits, as the report's prose
+// writes counts (100,000).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// fromPack reports whether the runs in dir ran from a pack: every process its raw files record
+// (the "# processes of BIN" lines a run of sweet or bent writes) is a binary staged in dir's
+// bin/VARIANT/SET.d, which only timerlab bench --prebuilt runs; sweet and bent run their own
+// builds. A directory whose raw files record no process did not.
+func fromPack(dir string, variants []string) bool {
+	seen := false
+	for _, v := range variants {
+		data, err := os.ReadFile(filepath.Join(dir, results.RawPath(v)))
+		if err != nil {
+			return false
+		}
+		staged := "/bin/" + v + "/"
+		for line := range strings.Lines(string(data)) {
+			bin, ok := strings.CutPrefix(line, "# processes of ")
+			if !ok {
+				continue
+			}
+			bin, _, _ = strings.Cut(bin, " ran with ")
+			_, rest, ok := strings.Cut(filepath.ToSlash(bin), staged)
+			if set, _, _ := strings.Cut(rest, "/"); !ok || !strings.HasSuffix(set, ".d") {
+				return false
+			}
+			seen = true
+		}
+	}
+	return seen
 }

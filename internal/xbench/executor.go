@@ -52,6 +52,9 @@ type Executor struct {
 	Infos      map[string]toolchain.Info
 	Sets       map[string]suite.Set // by set name
 	Count      int                  // runs per run cell: sweet's -count, bent's -N
+	// EtcdRequests is the requests of each etcd benchmark in a prebuilt run (etcdLoad); 0:
+	// sweet's load. A run with the tools runs sweet's load whatever it is.
+	EtcdRequests int
 	// Stage has each build cell stage its binaries for a prebuilt run (timerlab bench
 	// --build-only: pack.go). Without Tools, the cells run from the binaries staged so (prebuilt).
 	Stage   bool

@@ -24,9 +24,9 @@ import (
 // What a prebuilt run keeps of the tools: the same binaries, built by the tools with the variant's
 // toolchain; the same driver arguments, counts and order (sweet runs a benchmark -count times in a
 // row; bent runs each of its benchmarks once a round) and CPU profiles; the same stand-in assets;
-// sweet's etcd cluster and load, whole (its driver, etcd-bench, starts the three servers and the
-// load client as under sweet); the GODEBUG and GOEXPERIMENT the configurations set (envexec,
-// RunEnv). What it drops: the tools' builds and their checks of their own environment; bent's
+// sweet's etcd cluster and load client, started by its driver (etcd-bench) as under sweet, with
+// sweet's load unless the pack sets its requests (Executor.EtcdRequests, etcdLoad); the GODEBUG
+// and GOEXPERIMENT the configurations set (envexec, RunEnv). What it drops: the tools' builds and their checks of their own environment; bent's
 // minimal environment (a prebuilt binary runs in the caller's, without its Go settings, and with
 // no GOROOT), and its runs from the package's source directory (the bent set's benchmarks read no
 // files).
@@ -108,13 +108,18 @@ func stripCopy(strip, src, dst string) error {
 // (sweet/harnesses: etcd.go, local.go), with bin its bin directory, assets the assets directory
 // (assets/BENCH/...) and tmp a directory etcd's runs may write (its data; emptied after each run,
 // as sweet empties it).
-func sweetInvocations(name, bin, assets, tmp string) ([][]string, error) {
+//
+// load, when not "", is the load tool etcd-bench runs in place of bin's benchmark (etcdLoad).
+func sweetInvocations(name, bin, assets, tmp, load string) ([][]string, error) {
 	switch name {
 	case "etcd":
+		if load == "" {
+			load = filepath.Join(bin, "benchmark")
+		}
 		var runs [][]string
 		for _, b := range []string{"put", "stm"} {
 			runs = append(runs, []string{filepath.Join(bin, "etcd-bench"), "-bench", b,
-				"-etcd-bin", filepath.Join(bin, "etcd"), "-benchmark-bin", filepath.Join(bin, "benchmark"), "-tmp", tmp})
+				"-etcd-bin", filepath.Join(bin, "etcd"), "-benchmark-bin", load, "-tmp", tmp})
 		}
 		return runs, nil
 	case "gopher-lua":
@@ -124,6 +129,33 @@ func sweetInvocations(name, bin, assets, tmp string) ([][]string, error) {
 		return [][]string{{filepath.Join(bin, "markdown-bench"), filepath.Join(assets, name)}}, nil
 	}
 	return nil, fmt.Errorf("sweet's %s has no prebuilt run in timerlab (internal/xbench/pack.go)", name)
+}
+
+// etcdLoad writes dir/benchmark, a shell script that runs etcd's benchmark tool (tool) with
+// requests in place of the requests sweet's driver asks for (its --total=100000), and returns its
+// path. The driver takes its load tool's path (-benchmark-bin), not the load's size. Every other
+// argument (clients, connections, keys, values) reaches the tool unchanged, and so do GODEBUG and
+// the GOMAXPROCS the driver sets; the environment passes through /bin/sh, which keeps only
+// variables with a shell's names. A run with no --total fails: the load is never sweet's
+// unawares. The watch of a cell's processes sees the tool, not the shell: exec keeps the process.
+func etcdLoad(dir, tool string, requests int) (string, error) {
+	script := fmt.Sprintf(`#!/bin/sh
+# etcd's benchmark tool, %[1]d requests in place of sweet's (timerlab bench --etcd-requests).
+timerlab_total=
+for timerlab_arg do
+	shift
+	case $timerlab_arg in --total=*) timerlab_arg=--total=%[1]d timerlab_total=1 ;; esac
+	set -- "$@" "$timerlab_arg"
+done
+if [ -z "$timerlab_total" ]; then
+	echo "timerlab: etcd's benchmark tool was run with no --total, so its load cannot be set" >&2
+	exit 2
+fi
+unset timerlab_arg timerlab_total
+exec '%[2]s' "$@"
+`, requests, strings.ReplaceAll(tool, "'", `'\''`))
+	path := filepath.Join(mkdirAll(dir), "benchmark")
+	return path, os.WriteFile(path, []byte(script), 0o755)
 }
 
 // invocation is one run of a staged binary in a prebuilt cell.
@@ -173,8 +205,15 @@ func (x *Executor) prebuilt(ctx context.Context, set suite.Set, c matrix.Cell, i
 				}
 			}
 			bin := filepath.Join(staged, b.Name)
+			load := ""
+			if b.Name == "etcd" && x.EtcdRequests > 0 {
+				load, err = etcdLoad(filepath.Join(cell, "load"), filepath.Join(bin, "benchmark"), x.EtcdRequests)
+				if err != nil {
+					return err
+				}
+			}
 			for range x.count(c) {
-				args, err := sweetInvocations(b.Name, bin, assets, tmp)
+				args, err := sweetInvocations(b.Name, bin, assets, tmp, load)
 				if err != nil {
 					return err
 				}

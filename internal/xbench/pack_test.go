@@ -1,6 +1,7 @@
 package xbench
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -48,6 +49,16 @@ func fakeDriver(name string, args []string) int {
 		fmt.Fprintf(os.Stderr, "fake %s: "+format+"\n", append([]any{name}, a...)...)
 		return 1
 	}
+	if name == "benchmark" { // etcd's load tool: it prints the requests it was asked for
+		for _, a := range args {
+			if total, ok := strings.CutPrefix(a, "--total="); ok {
+				time.Sleep(15 * watchPeriod) // long enough for the watch to see it
+				fmt.Println(total)
+				return 0
+			}
+		}
+		return fail("no --total in %q", args)
+	}
 	flags := map[string]string{}
 	var positional []string
 	for i := 0; i < len(args); i++ {
@@ -80,6 +91,15 @@ func fakeDriver(name string, args []string) int {
 	profile := flags["-test.cpuprofile"]
 	if flags["-cpuprofile"] != "" {
 		profile = filepath.Join(flags["-results-dir"], fmt.Sprintf("%s-%s-%d-cpu.prof", name, flags["-bench"], os.Getpid()))
+	}
+	if name == "etcd-bench" {
+		// The driver runs its load tool with sweet's load; the tool must be asked for
+		// $FAKE_ETCD_TOTAL requests (sweet's 100,000 when unset).
+		out, err := exec.Command(flags["-benchmark-bin"], "--precise", "--conns=100", "--clients=1000", flags["-bench"],
+			"--total=100000").Output()
+		if want := cmp.Or(os.Getenv("FAKE_ETCD_TOTAL"), "100000"); err != nil || strings.TrimSpace(string(out)) != want {
+			return fail("the load tool was asked for %q requests (%v), want %s", strings.TrimSpace(string(out)), err, want)
+		}
 	}
 	var result string
 	switch {
@@ -120,8 +140,10 @@ func fakeDriver(name string, args []string) int {
 // its run and profile cells with no tools and no toolchains, as on a machine that has neither,
 // from the binaries staged: each driver gets the arguments sweet's harness gives it (fakeDriver
 // checks the paths), the results come out as sweet's do, the profiles merge, and the GODEBUG each
-// process ran with is checked. A bent pack's binaries, staged by hand, run the same way. A cell
-// of a matrix built without staging fails in one line.
+// process ran with is checked. A bent pack's binaries, staged by hand, run the same way. A pack
+// whose etcd load is set (EtcdRequests) gives etcd's load tool that many requests, which the fake
+// driver checks, and the tool is still watched. A cell of a matrix built without staging fails in
+// one line.
 func TestPack(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the fake tools are bash scripts, and the watch reads /proc")
@@ -201,9 +223,29 @@ func TestPack(t *testing.T) {
 		t.Errorf("cells left %v", left)
 	}
 
+	// A pack whose etcd load is set (--etcd-requests): the load tool gets that many requests, and
+	// no other argument changes.
+	t.Setenv("FAKE_ETCD_TOTAL", "2000")
+	etcd := matrix.Cell{Kind: matrix.Run, Variant: "slack", Set: "sweet-etcd", Round: 2}
+	err := there.Execute(t.Context(), etcd, cellOut(etcd))
+	if err == nil || !strings.Contains(err.Error(), `asked for "100000" requests`) || !strings.Contains(err.Error(), "want 2000") {
+		t.Errorf("a pack of sweet's load run where 2000 requests were set: %v, want the fake driver's complaint", err)
+	}
+	there.EtcdRequests = 2000
+	if err := there.Execute(t.Context(), etcd, cellOut(etcd)); err != nil {
+		t.Fatalf("%s with 2000 requests: %v", etcd, err)
+	}
+	// The watch sees the load tool behind the script, with the variant's GODEBUG.
+	tool := filepath.Join(results, "bin", "slack", "sweet-etcd.d", "etcd", "benchmark")
+	if got := string(mustRead(t, cellOut(etcd))); !strings.Contains(got, tool+` ran with GODEBUG "asyncpreemptoff=0"`) {
+		t.Errorf("%s with 2000 requests: no record of the load tool's GODEBUG:\n%s", etcd, got)
+	}
+	there.EtcdRequests = 0
+	t.Setenv("FAKE_ETCD_TOTAL", "")
+
 	t.Setenv("FAKE_CHILD_GODEBUG", "timerslack=1")
 	run := matrix.Cell{Kind: matrix.Run, Variant: "slack", Set: "sweet-controls", Round: 2}
-	err := there.Execute(t.Context(), run, cellOut(run))
+	err = there.Execute(t.Context(), run, cellOut(run))
 	oneLine(t, "a driver that runs a binary with another GODEBUG", err, `ran with GODEBUG "timerslack=1", not slack's "asyncpreemptoff=0"`)
 	t.Setenv("FAKE_CHILD_GODEBUG", "")
 	os.RemoveAll(filepath.Join(results, "bin", "slack", "sweet-controls.d"))
@@ -211,4 +253,42 @@ func TestPack(t *testing.T) {
 	oneLine(t, "a matrix built without staging", err, "no binaries staged for slack sweet-controls", "--build-only")
 	b := matrix.Cell{Kind: matrix.Build, Variant: "slack", Set: "bent"}
 	oneLine(t, "a build cell without tools", there.Execute(t.Context(), b, filepath.Join(dir, "b")), "is not built", "--build-only")
+}
+
+// TestEtcdLoad runs the script that sets a pack's etcd load in front of a tool that prints its
+// arguments: --total's value is replaced, every other argument (one with a space, an empty one, a
+// glob, a backslash, one like --total but not it) reaches the tool as it was, the tool's exit
+// status comes back, a run with no --total fails, saying so, and a path with a quote works.
+func TestEtcdLoad(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the script needs /bin/sh")
+	}
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "tool dir", "benchmark")
+	os.MkdirAll(filepath.Dir(tool), 0o755)
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\nprintf '[%s]\\n' \"$@\"\nexit 7\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	load, err := etcdLoad(filepath.Join(dir, "load"), tool, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(load, "--endpoints", "a b", "", "*", `a\nb`, "--total-x=1", "put", "--total=100000", "--val-size=8").Output()
+	want := "[--endpoints]\n[a b]\n[]\n[*]\n[a\\nb]\n[--total-x=1]\n[put]\n[--total=20000]\n[--val-size=8]\n"
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 7 || string(out) != want {
+		t.Errorf("the tool got\n%s(%v), want\n%s(exit status 7)", out, err, want)
+	}
+	out, err = exec.Command(load, "put").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no --total") {
+		t.Errorf("a run with no --total: %v, %q; want a failure saying so", err, out)
+	}
+	quoted := filepath.Join(dir, "it's", "benchmark")
+	os.MkdirAll(filepath.Dir(quoted), 0o755)
+	os.Link(tool, quoted)
+	if load, err = etcdLoad(filepath.Join(dir, "load2"), quoted, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := exec.Command(load, "--total=5").Output(); string(out) != "[--total=1000]\n" {
+		t.Errorf("a tool whose path has a quote got %q, want [--total=1000]", out)
+	}
 }
