@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -354,13 +353,8 @@ func benchCmd(ctx context.Context, args []string) error {
 		return usagef("--timeout %v: want a duration above 0, such as 15m", *timeout)
 	case *buildOnly && *prebuilt:
 		return usagef("--build-only and --prebuilt: want one of them")
-	case set["etcd-requests"] && *etcdRequests < matrix.MinEtcdRequests:
-		return usagef("--etcd-requests %d: want %d or more, one a client", *etcdRequests, matrix.MinEtcdRequests)
-	case set["etcd-requests"] && !*buildOnly && !*prebuilt:
-		return usagef("--etcd-requests sets the load of a pack's etcd runs: give --build-only too " +
-			"(sweet's harness runs its own load)")
-	case set["etcd-requests"] && !*prebuilt && !slices.Contains(setList.names, matrix.EtcdSet):
-		return usagef("--etcd-requests sets %s's load: name it in --sets", matrix.EtcdSet)
+	case set["etcd-requests"] && *etcdRequests == 0: // 0 means sweet's load, as if it were not given
+		return usagef("--etcd-requests 0: want %d or more, one a client", matrix.MinEtcdRequests)
 	case *buildOnly && len(pkgList.names) > 0:
 		return usagef("--build-only: --pkg's sets run in their package's directory, which needs the toolchains: " +
 			"run them where the toolchains are")

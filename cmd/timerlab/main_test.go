@@ -174,7 +174,7 @@ func TestRefusedCommandLines(t *testing.T) {
 		{[]string{"bench", "--build-only", "--prebuilt"}, "timerlab bench: --build-only and --prebuilt: want one of them"},
 		{[]string{"bench", "--build-only", "--etcd-requests", "0"}, "timerlab bench: --etcd-requests 0: want 1000 or more"},
 		{[]string{"bench", "--etcd-requests", "5000", "--sets", "sweet-etcd"}, "timerlab bench: --etcd-requests sets the load of a pack's etcd runs: give --build-only too"},
-		{[]string{"bench", "--build-only", "--etcd-requests", "5000", "--sets", "wakeups"}, "timerlab bench: --etcd-requests sets sweet-etcd's load: name it in --sets"},
+		{[]string{"bench", "--build-only", "--etcd-requests", "5000", "--sets", "wakeups"}, "timerlab bench: --etcd-requests 5000: the matrix runs no sweet-etcd"},
 		{[]string{"bench", "--prebuilt", "--etcd-requests", "5000"}, "timerlab bench: --prebuilt runs the matrix recorded in"},
 		{[]string{"bench", "--variants", ","}, `timerlab bench: --variants ",": names nothing`},
 		{[]string{"bench", "--variants="}, `timerlab bench: --variants "": names nothing`},

@@ -106,35 +106,32 @@ func (e *experiment) mode() string {
 // Bench runs the cells of the matrix o selects that are not done yet in out, and assembles each
 // variant's raw file; with o.BuildOnly, the build cells alone.
 func Bench(ctx context.Context, l lab.Layout, o Options, out string) error {
-	if o.EtcdRequests != 0 && !o.BuildOnly {
-		return selection.Errorf("--etcd-requests needs --build-only")
+	if o.EtcdRequests != 0 {
+		if !o.BuildOnly {
+			return selection.Errorf("--etcd-requests sets the load of a pack's etcd runs: give --build-only too " +
+				"(sweet's harness runs its own load)")
+		}
+		if err := matrix.CheckEtcdRequests(o.EtcdRequests, o.Sets); err != nil {
+			return selection.Errorf("--etcd-requests %v", err)
+		}
 	}
 	e, err := plan(ctx, l, o)
 	if err != nil {
 		return err
 	}
-	spec, err := e.benchSpec(o)
-	if err != nil {
-		return err
-	}
-	return e.run(ctx, out, spec, o.Timeout)
+	return e.run(ctx, out, e.benchSpec(o), o.Timeout)
 }
 
 // benchSpec is the matrix o asks of e's variants and sets: its rounds (6 by default, 3 quick),
-// count and etcd load.
-func (e *experiment) benchSpec(o Options) (matrix.Spec, error) {
+// count and etcd load (checked by Bench).
+func (e *experiment) benchSpec(o Options) matrix.Spec {
 	rounds := o.Rounds
 	if rounds == 0 {
 		rounds = map[bool]int{false: 6, true: 3}[o.Quick]
 	}
 	spec := e.spec(rounds, o.Count)
-	if o.EtcdRequests != 0 {
-		spec.EtcdRequests = o.EtcdRequests
-		if err := spec.Validate(); err != nil {
-			return spec, selection.Errorf("%v", err)
-		}
-	}
-	return spec, nil
+	spec.EtcdRequests = o.EtcdRequests
+	return spec
 }
 
 // Prebuilt runs the matrix that BuildOnly recorded in out, with the binaries there and without

@@ -216,33 +216,40 @@ func TestXBenchSetsNeedTools(t *testing.T) {
 }
 
 // TestEtcdRequests follows a pack's etcd load from the options to the executor of its cells: Bench
-// refuses it without BuildOnly before anything is written; the matrix records it, or refuses it
-// where no sweet-etcd runs; the executor of sweet's cells gets it from the matrix, as a prebuilt
-// run reads it there.
+// refuses it without BuildOnly, below a request per client or where no sweet-etcd runs, before
+// anything is written; the matrix records it; the executor of sweet's cells gets it from the
+// matrix, as a prebuilt run reads it there.
 func TestEtcdRequests(t *testing.T) {
 	build := labtest.FakeBuild(t, "heap")
 	out := filepath.Join(build, "results")
 	err := Bench(t.Context(), checkout(t), Options{Variants: []string{"heap"}, Sets: []string{"sweet-etcd"}, EtcdRequests: 5000}, out)
-	if err == nil || !strings.Contains(err.Error(), "--etcd-requests needs --build-only") {
+	if err == nil || !strings.Contains(err.Error(), "give --build-only too") {
 		t.Errorf("an etcd load without BuildOnly: %v, want it refused", err)
 	}
+	for _, tc := range []struct {
+		sets []string
+		n    int
+		want string
+	}{
+		{[]string{"timers"}, 5000, "--etcd-requests 5000: the matrix runs no sweet-etcd"},
+		{[]string{"sweet-etcd"}, 999, "--etcd-requests 999: want 1000 or more"},
+	} {
+		err := Bench(t.Context(), checkout(t), Options{BuildOnly: true, Variants: []string{"heap"}, Sets: tc.sets, EtcdRequests: tc.n}, out)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%d etcd requests of %v: %v, want %q", tc.n, tc.sets, err, tc.want)
+		}
+	}
 	if _, err := os.Stat(out); err == nil {
-		t.Errorf("the refused run created %s", out)
+		t.Errorf("the refused runs created %s", out)
 	}
 	etcd, _ := suite.Find(suite.Sets(false), "sweet-etcd")
-	timers, _ := suite.Find(suite.Sets(false), "timers")
 	e := &experiment{variants: []lab.Variant{{Name: "heap"}}, sets: []suite.Set{etcd}}
-	spec, err := e.benchSpec(Options{BuildOnly: true, Count: 1, EtcdRequests: 5000})
-	if err != nil || spec.EtcdRequests != 5000 || spec.Rounds != 6 {
-		t.Errorf("the matrix of a pack with 5000 etcd requests: %+v, %v", spec, err)
+	spec := e.benchSpec(Options{BuildOnly: true, Count: 1, EtcdRequests: 5000})
+	if spec.EtcdRequests != 5000 || spec.Rounds != 6 {
+		t.Errorf("the matrix of a pack with 5000 etcd requests: %+v", spec)
 	}
 	x, ok := e.executor(out, spec, time.Minute, results.Build{}).(byTool)
 	if xb, _ := x.xbench.(*xbench.Executor); !ok || xb == nil || xb.EtcdRequests != 5000 {
 		t.Errorf("the executor of sweet's cells: %#v, want one with 5000 etcd requests", x.xbench)
-	}
-	e.sets = []suite.Set{timers}
-	if _, err := e.benchSpec(Options{BuildOnly: true, Count: 1, EtcdRequests: 5000}); err == nil ||
-		!strings.Contains(err.Error(), "runs no sweet-etcd") {
-		t.Errorf("an etcd load of a matrix without sweet-etcd: %v, want it refused", err)
 	}
 }

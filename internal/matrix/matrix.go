@@ -65,6 +65,18 @@ const (
 	MinEtcdRequests = 1000
 )
 
+// CheckEtcdRequests reports whether n suits Spec.EtcdRequests of a matrix of sets: 0 (sweet's
+// load), or MinEtcdRequests or more where sets holds EtcdSet. The error starts with n.
+func CheckEtcdRequests(n int, sets []string) error {
+	switch {
+	case n < 0 || n > 0 && n < MinEtcdRequests:
+		return fmt.Errorf("%d: want %d or more (a request per client), or 0 for sweet's load", n, MinEtcdRequests)
+	case n > 0 && !slices.Contains(sets, EtcdSet):
+		return fmt.Errorf("%d: the matrix runs no %s", n, EtcdSet)
+	}
+	return nil
+}
+
 // Spec is the shape of a matrix. A results directory holds one spec; resuming with another is
 // refused so cells of different matrices never mix.
 type Spec struct {
@@ -163,12 +175,8 @@ func (s Spec) Validate() error {
 			}
 		}
 	}
-	switch {
-	case s.EtcdRequests < 0 || s.EtcdRequests > 0 && s.EtcdRequests < MinEtcdRequests:
-		return fmt.Errorf("etcd_requests %d: want %d or more (a request per client), or 0 for sweet's load",
-			s.EtcdRequests, MinEtcdRequests)
-	case s.EtcdRequests > 0 && !slices.Contains(s.Sets, EtcdSet):
-		return fmt.Errorf("etcd_requests %d: the matrix runs no %s", s.EtcdRequests, EtcdSet)
+	if err := CheckEtcdRequests(s.EtcdRequests, s.Sets); err != nil {
+		return fmt.Errorf("etcd_requests %v", err)
 	}
 	for set, c := range s.Counts {
 		if !slices.Contains(s.Sets, set) {

@@ -122,8 +122,9 @@ func (r *Report) writeXBench(b *bytes.Buffer) {
 	for _, name := range sets {
 		x.writeSetTables(b, "###", x.set(name), xbenchRank)
 	}
-	x.writeXBenchRatios(b, x.Index.Filter(x.isXBench))
-	x.writeAANoise(b, x.Index.Filter(x.isXBench))
+	ix := x.Index.Filter(x.isXBench)
+	x.writeXBenchRatios(b, ix)
+	x.writeAANoise(b, ix)
 	b.WriteString("### CPU profiles\n\n")
 	b.WriteString("One more run per variant and set, with sweet's cpuprofile diagnostic (etcd: the profiles of the three " +
 		"servers, fetched over their pprof endpoints) or bent's cpuprofile wrapper (a profile per test binary), merged " +

@@ -26,10 +26,10 @@ import (
 // row; bent runs each of its benchmarks once a round) and CPU profiles; the same stand-in assets;
 // sweet's etcd cluster and load client, started by its driver (etcd-bench) as under sweet, with
 // sweet's load unless the pack sets its requests (Executor.EtcdRequests, etcdLoad); the GODEBUG
-// and GOEXPERIMENT the configurations set (envexec, RunEnv). What it drops: the tools' builds and their checks of their own environment; bent's
-// minimal environment (a prebuilt binary runs in the caller's, without its Go settings, and with
-// no GOROOT), and its runs from the package's source directory (the bent set's benchmarks read no
-// files).
+// and GOEXPERIMENT the configurations set (envexec, RunEnv). What it drops: the tools' builds and
+// their checks of their own environment; bent's minimal environment (a prebuilt binary runs in
+// the caller's, without its Go settings, and with no GOROOT), and its runs from the package's
+// source directory (the bent set's benchmarks read no files).
 
 // stageDir is where a build cell's binaries are staged for a prebuilt run: beside the cell's file
 // (bin/VARIANT/SET.test), bin/VARIANT/SET.d, which holds sweet's bin directory of each benchmark
