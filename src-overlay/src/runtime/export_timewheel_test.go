@@ -23,6 +23,46 @@ func SetTimerWheelSlotMax(n int) int {
 	return old
 }
 
+// SetTimerWheelHeapFirst turns the heap-first rule (heapSifts) on or
+// off and returns its previous setting. Off, every timer beyond the near
+// horizon goes to the wheel, as the wheel's own tests need.
+func SetTimerWheelHeapFirst(on bool) bool {
+	old := wheelHeapFirst
+	wheelHeapFirst = on
+	return old
+}
+
+// TimerWheelOwnLen returns the number of timers in the heap and in the
+// wheel of the caller's P.
+func TimerWheelOwnLen() (heap, wheel int) {
+	mp := acquirem()
+	ts := &mp.p.ptr().timers
+	ts.lock()
+	heap, wheel = len(ts.heap), ts.wheel.n
+	ts.unlock()
+	releasem(mp)
+	return heap, wheel
+}
+
+// AddNothing locks the model's set for an add that adds nothing, as
+// maybeAdd does for a timer that a Stop took before it locked: it cleans
+// the heap's head and tail (cleanHead) and keeps the heap's bound exact
+// (wheelHeapEmptied).
+func (m *TimerModel) AddNothing() {
+	ts := &m.ts
+	ts.lock()
+	ts.wheelDrainAdd()
+	ts.cleanHead()
+	ts.wheelHeapEmptied()
+	ts.unlockAdded()
+}
+
+// DropHeapZombies takes the zombies out of the model set's heap, as
+// gcStart does for every P's (wheelDropZombies).
+func (m *TimerModel) DropHeapZombies() {
+	m.ts.dropHeapZombies()
+}
+
 // StopUnderBusySetLock is StopUnderSetLock with the set marked busy while
 // its lock is held, as a holder marks it while it cascades.
 func (m *TimerModel) StopUnderBusySetLock(id int, limit int64) (began, returned, pending bool) {
@@ -413,7 +453,7 @@ func AddLeavesSweep(n int) (afterAdd, afterCheck int) {
 // AddAfterListedStops arms n timers an hour ahead on the caller's P, in
 // its wheel, and stops them with the set marked busy, so that each Stop
 // lists its timer in the set's stopped ring rather than lock the set
-// (lockOwnTimers); then it arms one more timer on the same P (modify, then
+// (wheelStopped); then it arms one more timer on the same P (modify, then
 // maybeAdd). It returns the ring's count before and after that add. The
 // caller runs with GOMAXPROCS 1, so that no other P's check drains the
 // ring meanwhile.

@@ -7,9 +7,11 @@
 // Hierarchical timing wheel for the per-P timers (GOEXPERIMENT=timerwheel).
 //
 // Each timers set keeps upstream's 4-ary heap for the near future. It adds a
-// hierarchical wheel for everything later. The heap stays exact: a timer
-// runs only from the heap, in when order. So the wheel never quantises when
-// a timer fires. It only decides when a far timer moves into the heap.
+// hierarchical wheel for later timers that the heap would sift up. A later
+// timer that the heap appends in place stays in the heap (heapSifts). The
+// heap stays exact: a timer runs only from the heap, in when order. So the
+// wheel never quantises when a timer fires. It only decides when a far
+// timer moves into the heap.
 //
 // The wheel has wheelLevels levels of wheelSlots slots. A slot of level k
 // spans 1<<wheelShift(k) nanoseconds. Level 0 slots span 2^20 ns, about
@@ -36,9 +38,11 @@
 // re-placed at once (wheelFix). The exception is a when that stays within
 // the level-0 tick of the old one ("Earlier in place", below).
 //
-// Stopped timers. A Stop on the P that holds the timer removes it at once,
-// under that P's timers lock (wheelLockOwn, wheelStop). It does not when
-// the set is busy or its lock held (below). A Stop on another P marks the
+// Stopped timers. A stopped timer in the heap is a zombie, as upstream's.
+// gcStart takes the heaps' zombies out before it marks (wheelDropZombies).
+// A stopped timer in the wheel leaves sooner. A Stop on the P that holds
+// the timer removes it at once, under that P's timers lock (wheelLockOwn,
+// wheelStop). It does not when the set is busy or its lock held (below). A Stop on another P marks the
 // timer a zombie under the timer's lock only, as upstream marks a heap
 // timer. It takes no timers lock, so it never waits behind the owner's
 // cascade. It also lists the timer in its set's stopped ring (wheelStopped).
@@ -89,11 +93,12 @@
 // while it cascades (wheelAdvance) and while its drain sweeps. A Stop looks
 // before it takes the lock:
 //
-//   - A Stop on the owner's P lists its timer instead of locking
-//     (lockOwnTimers). Another P's check may be cascading the set.
-//   - A Stop that finds the ring full overflows. It leaves its zombie
-//     unlisted, marked timerWheelFix, and sets wheelOverflowed in nstopped
-//     (wheelOverflow).
+//   - A Stop on the owner's P lists its timer if the set is busy or its
+//     lock held (wheelLockOwn). Another P's check may be cascading the
+//     set.
+//   - A Stop that finds the ring full while the set is busy or its lock
+//     held overflows. It leaves its zombie unlisted, marked timerWheelFix,
+//     and sets wheelOverflowed in nstopped (wheelOverflow, wheelListLate).
 //
 // The holder's drain runs once busy is clear. If zombies exceed a quarter
 // of the set's timers, it sweeps every zombie out of the wheel
@@ -187,9 +192,13 @@ const timerWheeled = timerZombie << 1
 // timerWheelFix is set in timer.state, with timerWheeled, while a fix of
 // the timer is due. It is set when modify moved the timer earlier out of
 // its slot's span or revived it from a zombie. It is also set when stop
-// found the stopped ring full. wheelFix, wheelStopFix and a fresh placement
-// (wheelAdd) clear it. After an overflow it stays until the timer's slot
-// cascades or a sweep drops it. Until then the timer may lie in a slot that
+// found the stopped ring full. Whoever sets
+// it calls wheelFix or wheelStopFix once it has dropped the timer's lock
+// (wheelFixDue). Every step that takes the timer out of its slot or
+// re-places it clears it (wheelUnlink, a cascade, wheelTake, a fresh
+// placement by wheelAdd), and so does wheelListLate, which lists it. After
+// an overflow it stays until the timer's slot cascades or a sweep drops
+// it. Until then the timer may lie in a slot that
 // starts after its when, or be a zombie in no ring. wheelVerify allows that
 // only for such a timer.
 const timerWheelFix = timerWheeled << 1
@@ -557,6 +566,50 @@ func (ts *timers) wheelSettled(when int64, seq uint32) int64 {
 func (ts *timers) wheelMoveStart() { ts.wheel.moves.Add(1) }
 func (ts *timers) wheelMoveEnd()   { ts.wheel.moves.Add(1) }
 
+// heapSifts reports whether the heap would sift t up if t were appended.
+// addHeap offers t to the wheel only then (wheelAddNew), and else appends
+// it without a sift.
+//
+// Heap-first rule. A timer goes into the heap if the heap is empty, or if
+// its parent there, were it appended, is due no later than it. Such an
+// add is an append and one comparison. The timer's stop marks it in
+// place, and cleanHead takes it off the tail. So the heap is as cheap as
+// the wheel, and the timer meets no wheel hook but a test of the wheel
+// bit. Only a timer that the heap would sift up goes to the wheel, if it
+// is beyond the near horizon (wheelAdd). There a start and a stop cost
+// O(1), where the heap costs O(log n) to sift it up and its zombie out.
+//
+// So a fixed timeout on an otherwise quiet P stays in the heap: each is
+// due after the ones started before it. A timeout in front of many later
+// timers goes to the wheel. So do timers started in the order they are
+// due behind a later timer at the top of the heap. A zombie left in the
+// heap keeps what its function holds until a collection starts
+// (wheelDropZombies), not until its when.
+//
+// A timer on fake time sifts by its random order too (timerWhen.less), so
+// it is never appended without a sift. The test is inlined into addHeap.
+// The caller holds ts's lock (or the world is stopped) and t's lock.
+func (ts *timers) heapSifts(t *timer) bool {
+	h := ts.heap
+	return len(h) != 0 && h[uint(len(h)-1)/timerHeapN].when > t.deadline() || t.isFake || !wheelHeapFirst
+}
+
+// wheelHeapFirst turns the heap-first rule on. Only tests turn it off, to
+// put every far timer in the wheel (export_timewheel_test.go).
+var wheelHeapFirst = true
+
+// wheelAddNew is wheelAdd for addHeap, for a timer that the heap would
+// sift up (heapSifts). If the heap is empty, which it is only in the wheel's own
+// tests (wheelHeapFirst), it also makes the heap's bound exact
+// (wheelHeapEmptied).
+func (ts *timers) wheelAddNew(t *timer) bool {
+	if !ts.wheelAdd(t) {
+		return false
+	}
+	ts.wheelHeapEmptied()
+	return true
+}
+
 // wheelAdd puts t into the wheel if it belongs there and its slot is not
 // full, and reports whether it did. addHeap has just given t to ts. A timer
 // due within the near horizon belongs in the heap. So does one on fake time
@@ -694,15 +747,23 @@ func appendChunk(a []*timerChunk, c *timerChunk) []*timerChunk {
 	return a
 }
 
-// wheelHeapEmptied keeps minWhenHeap exact when cleanHead has taken the
-// heap's last timer off its tail. Upstream leaves the bound stale then. That
-// is harmless while len is 0: the P's timerpMask bit is cleared, and nothing
-// reads the bound. With timers in the wheel, len stays above 0. A stale
-// bound in the past would then have the scheduler poll for this P's timers
-// again and again, spinning, until the next timer enters the heap. The
-// caller holds ts's lock.
+// wheelHeapEmptied makes minWhenHeap exact if the heap is empty and the
+// wheel is not. cleanHead may have taken the heap's last timer, a zombie,
+// off its tail. Upstream leaves the bound stale then, until addHeap puts a
+// timer at the top. That is harmless while len is 0: the P's timerpMask
+// bit is cleared, and nothing reads the bound. With timers in the wheel,
+// len stays above 0. A stale bound in the past would then have the
+// scheduler poll for this P's timers again and again, spinning, until the
+// next timer enters the heap.
+//
+// maybeAdd calls it when it adds no timer, and wheelAddNew when it adds one
+// to the wheel. When maybeAdd adds one to an empty heap, addHeap sets the
+// bound, as upstream's does. So a timer started and stopped in turn with
+// no other timer live wakes no other P, as upstream's does not: the wake
+// test reads the stale bound, not an empty set's 0. The caller holds ts's
+// lock.
 func (ts *timers) wheelHeapEmptied() {
-	if len(ts.heap) == 0 {
+	if len(ts.heap) == 0 && ts.wheel.n != 0 {
 		ts.updateMinWhenHeap()
 	}
 }
@@ -751,6 +812,66 @@ func (ts *timers) wheelPlace(t *timer) {
 	t.state &^= timerModified
 	t.ts = nil
 	ts.addHeap(t)
+}
+
+// wheelDropZombies takes the zombies out of every P's heap, for gcStart,
+// before marking begins. The heap-first rule (heapSifts) leaves a stopped
+// timer in the heap, as upstream does, where it keeps its function and
+// argument reachable. So the first collection that starts after the Stop
+// frees such a timer and what it holds, as the wheel's prompt removal frees
+// a timer in a slot. gcStart holds worldsema, which keeps allp from
+// changing.
+func wheelDropZombies() {
+	for _, pp := range allp {
+		pp.timers.dropHeapZombies()
+	}
+}
+
+// dropHeapZombies takes the zombies out of ts's heap, for wheelDropZombies.
+// The wheel's zombies are not its: a Stop removes or lists them at once. A
+// set with a zombie costs a pass over its heap, and a rebuild if the pass
+// took one out, once per collection. That is less than marking the heap.
+// A channel timer that nothing waits on is a zombie too (unblockTimerChan),
+// so most sets with channel timers pay it. The caller holds no lock.
+func (ts *timers) dropHeapZombies() {
+	if ts.zombies.Load() == 0 {
+		return
+	}
+	ts.lock()
+	dropped := false
+	for i := 0; i < len(ts.heap); i++ {
+		t := ts.heap[i].timer
+		if t.astate.Load()&timerZombie == 0 {
+			continue
+		}
+		t.lock()
+		if t.state&timerZombie != 0 {
+			// As adjust drops a zombie.
+			ts.zombies.Add(-1)
+			t.state &^= timerHeaped | timerZombie | timerModified
+			t.ts = nil
+			n := len(ts.heap)
+			ts.heap[i] = ts.heap[n-1]
+			ts.heap[n-1] = timerWhen{}
+			ts.heap = ts.heap[:n-1]
+			i--
+			dropped = true
+		}
+		t.unlock()
+	}
+	if dropped {
+		// Raising the bound is safe: the timers dropped are in no set.
+		ts.initHeap()
+		ts.updateMinWhenHeap()
+		if len(ts.heap) == 0 && ts.wheel.n == 0 {
+			// As deleteMin and wheelRaiseMin clear it: with no timer left,
+			// check never adjusts, and a bound left set would keep the wake
+			// time in the past for good. No modify can race with the store: a
+			// timer in no set updates no set's bound.
+			ts.minWhenModified.Store(0)
+		}
+	}
+	ts.unlock()
 }
 
 // wheeled reports whether t is in a wheel slot rather than in the heap.
@@ -824,8 +945,7 @@ func (ts *timers) wheelUnlock() {
 }
 
 // unlockStopped is timers.unlock for a Stop that holds ts's lock. That is a
-// Stop on the owner's P (wheelLockOwn), or one that found the ring full
-// (wheelStopFix). While ts keeps a timer, it leaves the ring's entries and
+// Stop on the owner's P, or one that found the ring full (wheelStopFix). While ts keeps a timer, it leaves the ring's entries and
 // an overflow's sweep to the next holder. So a Stop holds the lock for its
 // own timer alone, not for 512 entries or a sweep of the wheel.
 //
@@ -845,19 +965,54 @@ func (ts *timers) unlockStopped() {
 	}
 }
 
-// wheelStop removes t, which stop is stopping, from its wheel if locked is
-// the timers holding t. locked comes from wheelLockOwn. Then stop finds t in
-// no timers set and marks nothing. If t has moved since, stop marks it a
-// zombie and lists it (wheelStopped). Like wheelLockOwn, it is a test
+// wheelStop is stop's hook for a timer in a wheel. It removes t from its
+// wheel if locked, from wheelLockOwn, holds t. Otherwise it marks t a
+// zombie and lists it (wheelStopped). It is a test of the wheel bit
 // inlined into stop, and a call only for a timer in a wheel. The caller
 // holds t's lock.
 func (t *timer) wheelStop(locked *timers) {
-	if locked != nil && t.wheeled() && t.ts == locked {
-		t.wheelRemove(locked)
+	if t.state&timerWheeled != 0 {
+		t.wheelStopped(locked)
 	}
 }
 
-// wheelRemove is wheelStop for a timer in locked's wheel.
+// wheelStopped is wheelStop for a timer in a wheel ("Stopped timers").
+//
+//   - If locked holds t, it removes t. stop then finds t in no set, and
+//     marks nothing.
+//   - Otherwise it marks t a zombie, as stop marks a heap timer, and lists
+//     it in its set's stopped ring if t was armed. A channel timer that
+//     nothing waits on was a zombie already (unblockTimerChan). It is
+//     listed when it is stopped. A timer stopped before has a when of 0,
+//     and was listed then.
+//   - If the ring is full, it marks t timerWheelFix. stop then removes t
+//     once it has dropped t's lock, if it can take the timers lock at once
+//     (wheelFixDue, wheelStopFix). So a burst of Stops with no holder
+//     between them takes the timers lock once per Stop after the first
+//     wheelStoppedMax.
+//
+// The caller holds t's lock.
+func (t *timer) wheelStopped(locked *timers) {
+	ts := t.ts
+	if ts == locked {
+		t.wheelRemove(locked)
+		return
+	}
+	t.state |= timerModified
+	if t.state&timerZombie == 0 {
+		t.state |= timerZombie
+		ts.zombies.Add(1)
+	}
+	if t.when != 0 && !ts.wheelList(t) {
+		t.state |= timerWheelFix
+		// Publish the zombie before the overflow. A sweep finds it by its
+		// astate, and may run before this Stop unlocks t.
+		t.astate.Store(t.state)
+		ts.wheelOverflow()
+	}
+}
+
+// wheelRemove takes t out of locked's wheel, for a Stop on the owner's P.
 func (t *timer) wheelRemove(locked *timers) {
 	if locked.wheelUnlink(t) {
 		locked.wheelRaiseMin()
@@ -869,53 +1024,23 @@ func (t *timer) wheelRemove(locked *timers) {
 	t.ts = nil
 }
 
-// wheelStopped lists t in its set's stopped ring if t is in a wheel and
-// was armed ("Stopped timers"). stop has just made t a zombie. A channel
-// timer that nothing waits on was a zombie already (unblockTimerChan). It
-// is listed when it is stopped. A timer stopped before has a when of 0, and
-// was listed then.
-//
-// If the ring is full, wheelStopped marks t timerWheelFix and returns t's
-// set. stop passes t to wheelStopFix once it has dropped t's lock.
-// wheelStopFix removes t at once, under the timers lock if it is free. So a
-// burst of Stops with no holder between them takes the timers lock once per
-// Stop after the first wheelStoppedMax. The test is inlined into stop, so a
-// heap timer pays for a branch, not a call. The caller holds t's lock.
-func (t *timer) wheelStopped() *timers {
-	if t.state&timerWheeled != 0 && t.when != 0 && !t.ts.wheelList(t) {
-		t.state |= timerWheelFix
-		// Publish the zombie before the overflow. A sweep finds it by its
-		// astate, and may run before this Stop unlocks t.
-		t.astate.Store(t.state)
-		return t.ts.wheelOverflow()
-	}
-	return nil
-}
-
-// wheelOverflow is for a Stop that found ts's stopped ring full. It
-// returns ts, for the Stop to remove its timer under the timers lock
-// (wheelStopFix). If ts is busy, it sets wheelOverflowed instead, for a
-// drain to sweep the timer, and returns nil.
+// wheelOverflow is for a Stop that found ts's stopped ring full. If ts is
+// busy, it sets wheelOverflowed, for the busy holder's drain to sweep the
+// timer. The Stop then tries to remove the timer itself, once it has
+// dropped the timer's lock (wheelStopFix).
 //
 // A cascading holder clears busy before it unlocks. Its drain loads
 // nstopped after that. Both are sequentially consistent atomics. So a Stop
-// that sets the bit and then still sees busy set is sure that the drain
-// sees the bit. The busy it sees may be a drain's own sweep, whose
-// compare-and-swap came before the bit. Then the bit waits for the next
-// holder's drain. check's test of nstopped makes that drain prompt, as for
-// an entry listed after a drain. A Stop that sees busy clear the second
-// time removes its timer itself if the lock is free, and else sets the bit
-// too. The bit may then cost a needless sweep. The caller holds t's lock,
-// and has published t's state (the sweep reads astate).
-func (ts *timers) wheelOverflow() *timers {
-	w := &ts.wheel
-	if w.busy.Load() != 0 {
+// that sets the bit while busy is set is sure that the drain sees the bit.
+// The busy it sees may be a drain's own sweep, whose compare-and-swap came
+// before the bit. Then the bit waits for the next holder's drain. check's
+// test of nstopped makes that drain prompt, as for an entry listed after a
+// drain. The bit may cost a needless sweep. The caller holds t's lock, and
+// has published t's state (the sweep reads astate).
+func (ts *timers) wheelOverflow() {
+	if w := &ts.wheel; w.busy.Load() != 0 {
 		w.nstopped.Or(wheelOverflowed)
-		if w.busy.Load() != 0 {
-			return nil
-		}
 	}
-	return ts
 }
 
 // wheelList puts t, a zombie in ts's wheel, in ts's stopped ring. It
@@ -990,20 +1115,29 @@ func (ts *timers) unlockAdded() {
 	unlock(&ts.mu)
 }
 
-// wakeTimeLocked is wakeTime for a holder of ts's lock. maybeAdd uses it
-// to ask whether the timer it adds comes first. Moves from the wheel into
-// the heap run under that lock, so no move runs between the loads. The
-// count of moves (wheelMinWhen) need not be read. Nor does the order of the
-// loads matter. Without the lock, minWhenModified can only be lowered, by
-// modify, which then wakes the netpoller itself. The clears that wakeTime's
-// order guards against, by adjust, take the lock. The caller holds ts's
-// lock.
+// wakeTimeLocked is wakeTime for a holder of ts's lock, without the
+// wheel's bound. maybeAdd uses it to ask whether the timer it adds comes
+// first, and asks the wheel only if it does (wheelWakes). A timer started
+// behind the heap's first then loads no bound of the wheel. Moves from the
+// wheel into the heap run under that lock, so no move runs between the
+// loads. The count of moves (wheelMinWhen) need not be read. Nor does the
+// order of the loads matter. Without the lock, minWhenModified can only be
+// lowered, by modify, which then wakes the netpoller itself. The clears
+// that wakeTime's order guards against, by adjust, take the lock. The
+// caller holds ts's lock.
 func (ts *timers) wakeTimeLocked() int64 {
 	when := ts.minWhenHeap.Load()
 	if next := ts.minWhenModified.Load(); when == 0 || (next != 0 && next < when) {
 		when = next
 	}
-	return ts.wheelBound(when)
+	return when
+}
+
+// wheelWakes reports whether a timer due at when comes before every timer
+// in ts's wheel. The caller holds ts's lock.
+func (ts *timers) wheelWakes(when int64) bool {
+	m := ts.wheel.minWhen.Load()
+	return m == 0 || when < m
 }
 
 // wheelDrainStopped is wheelDrain once it has something to drain.
@@ -1076,39 +1210,56 @@ func (ts *timers) wheelDrainEntries(keep uint32) (emptied bool, n uint32) {
 	}
 }
 
-// wheelNeedsFix reports whether t must be re-placed at once. It returns
-// the timers to pass to wheelFix, or nil. t needs a fix if it is in a wheel
-// and is a zombie, or if its when is now earlier than oldWhen, or its
-// deadline earlier than oldDeadline. Those are its when and deadline as
-// placed. A when earlier than the old one could break the placement
-// invariant. A deadline earlier than the old one could lie below its slot's
-// slotMin. A move later is left to the cascade. So is a move that
-// wheelInPlace then finds to keep its when in its old tick or later.
-// Comparing the new when with the old deadline would be wrong under slack:
-// it would re-place every timer reset later by less than its slack, as a
-// repeated Reset(d) is. The caller holds t's lock, and calls it after
-// setting t's when and slack. The move is tested before the wheel bit. So
-// a Reset later, the common case, costs one state test.
-func (t *timer) wheelNeedsFix(oldWhen, oldDeadline int64) *timers {
-	if (t.when >= oldWhen && t.deadline() >= oldDeadline && t.state&timerZombie == 0) || !t.wheeled() {
-		return nil
+// wheelModified marks t timerWheelFix if t must be re-placed at once. Then
+// modify calls wheelFix once it has dropped t's lock (wheelFixDue). t needs
+// a fix if it is in a wheel and is a zombie, or if its when is now earlier
+// than oldWhen, or its deadline earlier than oldDeadline. Those are its
+// when and deadline as placed. A when earlier than the old one could break
+// the placement invariant. A deadline earlier than the old one could lie
+// below its slot's slotMin. A move later is left to the cascade. So is a
+// move that wheelInPlace then finds to keep its when in its old tick or
+// later. Comparing the new when with the old deadline would be wrong under
+// slack: it would re-place every timer reset later by less than its slack,
+// as a repeated Reset(d) is. The caller holds t's lock, and calls it after
+// setting t's when and slack. It is a test of the wheel bit inlined into
+// modify, and a call only for a timer in a wheel.
+func (t *timer) wheelModified(oldWhen, oldDeadline int64) {
+	if t.state&timerWheeled != 0 {
+		t.wheelMoved(oldWhen, oldDeadline)
 	}
-	return t.ts
 }
 
-// wheelInPlace reports whether t may stay in its slot after all.
-// wheelNeedsFix found t in need of a fix. t may stay if it is not a zombie
-// and its when is not in an earlier level-0 tick than oldWhen. Then
+// wheelMoved is wheelModified for a timer in a wheel.
+func (t *timer) wheelMoved(oldWhen, oldDeadline int64) {
+	if t.when >= oldWhen && t.deadline() >= oldDeadline && t.state&timerZombie == 0 {
+		return
+	}
+	t.wheelInPlace(oldWhen)
+}
+
+// wheelFixDue reports whether a fix of t is due (timerWheelFix). modify
+// and stop test it once they have dropped t's lock, and call wheelFix or
+// wheelStopFix then. It loads t.astate, which t's unlock published. A fix
+// that another goroutine made since has cleared the bit. One that another
+// goroutine asked for since is due here too: the fix takes the locks and
+// does what t needs then, or nothing. The test is inlined.
+func (t *timer) wheelFixDue() bool {
+	return t.astate.Load()&timerWheelFix != 0
+}
+
+// wheelInPlace leaves t in its slot if it may stay there after all.
+// wheelMoved found t in need of a fix. t may stay if it is not a zombie and
+// its when is not in an earlier level-0 tick than oldWhen. Then
 // wheelInPlace marks the slot in lowered ("Earlier in place"). Otherwise it
 // marks t timerWheelFix. The caller holds t's lock, not the timers lock.
 // It calls it before modify lowers minWhenModified. t's slot does not
 // change while t's lock is held. But its index does: another timer's
 // removal may move t into a freed place under the timers lock only. So
 // t.wheelPos is loaded atomically. Either value names t's slot.
-func (t *timer) wheelInPlace(oldWhen int64) bool {
+func (t *timer) wheelInPlace(oldWhen int64) {
 	if t.state&timerZombie != 0 || t.when>>wheelTickShift < oldWhen>>wheelTickShift {
 		t.state |= timerWheelFix
-		return false
+		return
 	}
 	slot := atomic.Load((*uint32)(&t.wheelPos)) % (wheelLevels * wheelSlots)
 	// atomic.Uint64 has no Or. Its value is its one field of non-zero size,
@@ -1118,7 +1269,6 @@ func (t *timer) wheelInPlace(oldWhen int64) bool {
 	if h := wheelTestHooks.inPlace; h != nil {
 		h(t)
 	}
-	return true
 }
 
 // wheelTestHooks are the points at which the wheel's tests run another P's
@@ -1158,11 +1308,10 @@ func (ts *timers) wheelLowerSlots() {
 	}
 }
 
-// wheelFix re-places or removes t after a reset earlier, a reset of a
-// zombie, or a stop that found the stopped ring full. t was in ts's wheel
-// when wheelNeedsFix or wheelStopped was called. wheelFix runs on the
-// caller's P, which need not be ts's P. It locks ts, then t, in lock-rank
-// order, and drains ts's stopped ring as it unlocks ts. If t is a zombie,
+// wheelFix re-places or removes t after a reset earlier or a reset of a
+// zombie (wheelModified). It runs on the caller's P, which need not be the
+// P of t's set ts. It locks ts, then t, in lock-rank order, and drains ts's
+// stopped ring as it unlocks ts. If t is a zombie,
 // it removes t. The caller must hold neither lock.
 //
 // If the re-placement lowered ts's wake time, wheelFix wakes the netpoller
@@ -1173,9 +1322,15 @@ func (ts *timers) wheelLowerSlots() {
 // the bound without seeing t, so the P may sleep until a later time. The
 // fix may also place t at a when set by another Reset since, or find it
 // stopped since. The wakeup is for where t is now.
-func (ts *timers) wheelFix(t *timer) {
+func (t *timer) wheelFix() {
 	if h := wheelTestHooks.fix; h != nil {
 		h(t)
+	}
+	// t.ts is read without t's lock, after the load of t.astate that
+	// published it. The fix checks it again under both locks.
+	ts := t.ts
+	if ts == nil {
+		return // dropped since
 	}
 	deadline, earlier := ts.wheelReplace(t)
 	if h := wheelTestHooks.fixed; h != nil {
@@ -1186,24 +1341,60 @@ func (ts *timers) wheelFix(t *timer) {
 	}
 }
 
-// wheelStopFix is wheelFix for a Stop that found ts's stopped ring full
-// (wheelStopped). It removes t at once only if it can take the timers lock
-// at once. Otherwise t overflows: wheelStopFix sets wheelOverflowed and
-// leaves t, marked timerWheelFix, to its slot's cascade or a sweep ("Busy
-// sets", "Stops never wait"). Holding the lock, it unlocks as a Stop does
-// (unlockStopped). While ts keeps a timer it does not drain, which would be
+// wheelStopFix is wheelFix for a Stop that found the stopped ring of t's
+// set ts full (wheelStopped). It removes t at once
+// only if it can take the timers lock at once. Otherwise it lists t late, or t
+// overflows (wheelListLate, "Busy sets", "Stops never wait"). Holding the
+// lock, it unlocks as a Stop does (unlockStopped). While ts keeps a timer it does not drain, which would be
 // hundreds of timers' work for the Stops after it. The caller must hold
 // neither lock.
-func (ts *timers) wheelStopFix(t *timer) {
-	if !ts.wheelTryLock() {
-		ts.wheel.nstopped.Or(wheelOverflowed)
+func (t *timer) wheelStopFix() {
+	ts := t.ts // read as wheelFix reads it
+	if ts == nil {
 		return
 	}
+	if ts.wheel.busy.Load() != 0 || !ts.wheelTryLock() {
+		ts.wheelListLate(t)
+		return
+	}
+	t.lock()
+	if t.ts == ts && t.state&(timerWheeled|timerZombie) == timerWheeled|timerZombie {
+		// Still the zombie this Stop made, the common case.
+		if ts.wheelUnlink(t) {
+			ts.wheelRaiseMin()
+		}
+		ts.wheelDrop(t)
+		t.unlock()
+		if verifyWheel {
+			ts.wheelVerify()
+		}
+		ts.unlockStopped()
+		return
+	}
+	t.unlock()
 	deadline, earlier := ts.wheelReplaceLocked(t)
 	ts.unlockStopped()
 	if earlier {
 		wakeNetPoller(deadline) // t was reset since: see wheelFix
 	}
+}
+
+// wheelListLate is wheelStopFix for a Stop that found ts's lock held. If t
+// is still a zombie in ts's wheel that no entry names, it lists t in ts's
+// stopped ring. If the ring is full, t overflows: it stays marked
+// timerWheelFix, and wheelListLate sets wheelOverflowed, for a sweep. The
+// caller must hold neither lock.
+func (ts *timers) wheelListLate(t *timer) {
+	t.lock()
+	const unlisted = timerWheeled | timerZombie | timerWheelFix
+	if t.ts == ts && t.state&unlisted == unlisted {
+		if ts.wheelList(t) {
+			t.state &^= timerWheelFix
+		} else {
+			ts.wheel.nstopped.Or(wheelOverflowed)
+		}
+	}
+	t.unlock()
 }
 
 // wheelReplace is wheelFix without the wakeup. It re-places or removes t.

@@ -18,7 +18,16 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+	"weak"
 )
+
+// wheelOnly turns the heap-first rule off until t ends. The wheel's tests
+// put every timer beyond the near horizon in the wheel, whatever the heap
+// holds (wheelAddFar).
+func wheelOnly(t testing.TB) {
+	old := SetTimerWheelHeapFirst(false)
+	t.Cleanup(func() { SetTimerWheelHeapFirst(old) })
+}
 
 // TestTimerWheelSize checks the memory promise: the wheel's position fills
 // padding, so a time.Timer stays in upstream's 112-byte size class, and a
@@ -37,6 +46,7 @@ func TestTimerWheelSize(t *testing.T) {
 // timer, so that a timer whose slot is taken goes to the heap instead, as
 // it does in a real wheel past 2^23 timers in one slot.
 func TestTimerWheelModelFullSlots(t *testing.T) {
+	wheelOnly(t)
 	if TimerWheelTickShift != timerModelTickShift {
 		t.Fatalf("the model's tick shift %d is not the wheel's %d", timerModelTickShift, TimerWheelTickShift)
 	}
@@ -66,6 +76,161 @@ func TestTimerWheelModelFullSlots(t *testing.T) {
 	}
 }
 
+// TestTimerWheelHeapFirst checks the heap-first rule (heapSifts): a timer
+// beyond the near horizon goes to the heap if the heap is empty or its
+// parent there would be due no later, and to the wheel only if the heap
+// would sift it up. Timers in both fire in order.
+func TestTimerWheelHeapFirst(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
+	const hour = int64(time.Hour)
+	m := NewTimerModel(4)
+	for _, step := range []struct {
+		id          int
+		when        int64
+		heap, wheel int
+		what        string
+	}{
+		{0, 2 * hour, 1, 0, "a far timer into an empty set"},
+		{1, 3 * hour, 2, 0, "a later one, which sifts no further"},
+		{2, hour, 2, 1, "an earlier one, which would sift up"},
+		{3, 2 * hour, 3, 1, "one due with its parent"},
+	} {
+		m.Reset(step.id, step.when, 0, 1)
+		m.Verify()
+		if n, wheel := m.Len(); n-wheel != step.heap || wheel != step.wheel {
+			t.Fatalf("after %s: %d timers in the heap and %d in the wheel, want %d and %d", step.what, n-wheel, wheel, step.heap, step.wheel)
+		}
+	}
+	if wt := m.WakeTime(); wt != hour {
+		t.Errorf("wakeTime %d, want the wheel timer's %d", wt, hour)
+	}
+	m.Stop(1) // a zombie in the heap, not at its top
+	var got []int
+	for _, f := range m.Check(4 * hour) {
+		got = append(got, f.ID)
+	}
+	if fmt.Sprint(got) != "[2 0 3]" && fmt.Sprint(got) != "[2 3 0]" {
+		t.Errorf("a check after the last when ran %v, want [2 0 3] in when order", got)
+	}
+	if n, _ := m.Len(); n != 0 {
+		t.Errorf("%d timers left after the check", n)
+	}
+}
+
+// TestTimerWheelHeapZombieFreed checks that a stopped timer that the
+// heap-first rule left inside the heap keeps nothing reachable once a
+// collection has run (wheelDropZombies), as a stopped timer in a slot
+// keeps nothing once removed. The stopped timers are started in the order
+// they are due, between live ones, so that they sit in the heap, neither
+// at its top nor at its tail, too few for the quarter rule to clear. They
+// are a century away, after any timer an earlier test left on the P, so
+// that the heap appends them.
+func TestTimerWheelHeapZombieFreed(t *testing.T) {
+	defer GOMAXPROCS(GOMAXPROCS(1))
+	const century = 100 * 365 * 24 * time.Hour
+	heap0, wheel0 := TimerWheelOwnLen()
+	var live []*time.Timer
+	defer func() {
+		for _, lt := range live {
+			lt.Stop()
+		}
+	}()
+	for i := range 64 {
+		live = append(live, time.AfterFunc(century+time.Duration(i)*time.Second, func() {}))
+	}
+	var stopped []*time.Timer
+	var held []weak.Pointer[[4096]byte]
+	for i := range 16 {
+		buf := new([4096]byte)
+		stopped = append(stopped, time.AfterFunc(century+time.Hour+time.Duration(i)*time.Second, func() { buf[0]++ }))
+		held = append(held, weak.Make(buf))
+	}
+	for i := range 64 {
+		live = append(live, time.AfterFunc(century+2*time.Hour+time.Duration(i)*time.Second, func() {}))
+	}
+	if heap, wheel := TimerWheelOwnLen(); heap-heap0 != 144 || wheel != wheel0 {
+		t.Fatalf("starting 144 timers added %d to the P's heap and %d to its wheel, want 144 and 0", heap-heap0, wheel-wheel0)
+	}
+	for i, tm := range stopped {
+		tm.Stop()
+		stopped[i] = nil
+	}
+	GC()
+	kept := 0
+	for _, w := range held {
+		if w.Value() != nil {
+			kept++
+		}
+	}
+	if kept != 0 {
+		t.Errorf("%d of %d stopped, dropped timers in the heap kept their function reachable after a collection", kept, len(held))
+	}
+}
+
+// TestTimerWheelDropZombiesEmpties checks that a set emptied by the drop of
+// its heap's zombies before a collection keeps no wake time: a timer reset
+// earlier (which sets minWhenModified) and stopped left the bound set, and
+// with no timer left no check would adjust it away, so the wake time
+// stayed in the past and sysmon never slept.
+func TestTimerWheelDropZombiesEmpties(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
+	m := NewTimerModel(1)
+	m.Reset(0, 1<<40, 0, 1)
+	m.Reset(0, 1<<30, 0, 1) // earlier: in the heap, marked modified
+	m.Stop(0)
+	m.DropHeapZombies()
+	if n, _ := m.Len(); n != 0 {
+		t.Fatalf("%d timers left after the drop", n)
+	}
+	if wt := m.WakeTime(); wt != 0 {
+		t.Errorf("empty set after the drop of its zombies: wakeTime %d, want 0", wt)
+	}
+}
+
+// TestTimerWheelModelWheelOnly runs the model test with the heap-first
+// rule off, so that every far timer goes to the wheel. TestTimerModel
+// runs it with the rule on.
+func TestTimerWheelModelWheelOnly(t *testing.T) {
+	wheelOnly(t)
+	TestTimerModel(t)
+}
+
+// TestTimerWheelModelWakeTimes runs the wake-time tests that every build
+// runs with the heap-first rule off: with it on, their far timers go to
+// the heap, and the wheel's cases are not reached.
+func TestTimerWheelModelWakeTimes(t *testing.T) {
+	wheelOnly(t)
+	t.Run("Empty", TestTimerModelEmptyWakeTime)
+	t.Run("CleanHead", TestTimerModelCleanHeadWakeTime)
+	t.Run("StopWithoutSetLock", TestTimerStopWithoutSetLock)
+}
+
+// TestTimerWheelStaleHeapBound checks the wake time after an add that adds
+// nothing (a Reset whose timer a Stop took first) and whose cleanHead
+// takes the heap's last timer, a stopped one, off its tail, while a timer
+// waits in the wheel: the heap's bound must not stay at the stopped
+// timer's when, now past, or the P would poll for its timers again and
+// again.
+func TestTimerWheelStaleHeapBound(t *testing.T) {
+	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
+	m := NewTimerModel(3)
+	m.Reset(0, 2<<40, 0, 1) // an empty heap: into the heap
+	m.Reset(1, 1<<40, 0, 1) // the heap would sift it up: into the wheel
+	m.Reset(2, 1000, 0, 1)  // near: into the heap, at its top
+	if n, wheel := m.Len(); n != 3 || wheel != 1 {
+		t.Fatalf("%d timers, %d in the wheel; want 3 and 1", n, wheel)
+	}
+	m.Stop(0)
+	m.AddNothing() // takes timer 0 off the tail
+	m.Stop(2)
+	m.AddNothing() // takes timer 2, the heap's last, off the tail
+	m.Check(2000)
+	m.Verify()
+	if wt := m.WakeTime(); wt != 1<<40 {
+		t.Errorf("after the heap's last timer was stopped and cleaned away: wakeTime %d, want the wheel timer's %d", wt, int64(1<<40))
+	}
+}
+
 // TestTimerWheelResetLater checks that a timer in the wheel reset later
 // keeps its place, for the cascade to re-place, also when the reset moves it
 // by less than its slack (GOEXPERIMENT=timerslack), as a Reset(d) repeated
@@ -73,6 +238,7 @@ func TestTimerWheelModelFullSlots(t *testing.T) {
 // its P's lock on every Reset. Timer 1 shares timer 0's slot, so a relink
 // would move timer 0 to the end of the slot.
 func TestTimerWheelResetLater(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=1ms")
 	const hour = int64(time.Hour)
 	m := NewTimerModel(2)
@@ -95,6 +261,7 @@ func TestTimerWheelResetLater(t *testing.T) {
 // other goroutines stop and reset them while some fire. A timer must never
 // fire before its deadline, nor after a Stop that reported it pending.
 func TestTimerWheelStress(t *testing.T) {
+	wheelOnly(t)
 	n := 1 << 20
 	if testing.Short() || race.Enabled {
 		n = 1 << 16
@@ -196,6 +363,7 @@ func TestTimerWheelStress(t *testing.T) {
 // timer's set, so one left in a destroyed P's set would be re-armed where
 // no P runs timers, and never fire. The moved-timers metric must count them.
 func TestTimerWheelGOMAXPROCS(t *testing.T) {
+	wheelOnly(t)
 	defer GOMAXPROCS(GOMAXPROCS(4))
 	const n = 2000
 	var early, fired, longFired atomic.Int64
@@ -275,6 +443,7 @@ func TestTimerWheelGOMAXPROCS(t *testing.T) {
 // check finds the re-placed timer (here in a lower slot), so none is asked
 // for.
 func TestTimerWheelFixWakes(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const hour, second = int64(time.Hour), int64(time.Second)
 	for _, c := range []struct {
@@ -310,6 +479,7 @@ func TestTimerWheelFixWakes(t *testing.T) {
 // the tick stays and a move into the tick before is re-placed (left in
 // place it would lie before its slot's start).
 func TestTimerWheelEarlierInPlace(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const tick = int64(1) << TimerWheelTickShift
 	const now = int64(1) << 40
@@ -381,6 +551,7 @@ func TestTimerWheelEarlierInPlace(t *testing.T) {
 // slot's bound at or before the new deadline, since modify's own lowering of
 // minWhenModified is cleared by the next adjust, here a forced one.
 func TestTimerWheelInPlaceRacingAdjust(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const tick = int64(1) << TimerWheelTickShift
 	const now = int64(1) << 40
@@ -419,6 +590,7 @@ func TestTimerWheelInPlaceRacingAdjust(t *testing.T) {
 // moves, a reader that missed them found no timer at all, and a P would
 // sleep in netpoll past the timer. With no move, the read is wakeTime's.
 func TestTimerWheelWakeTimeRacingMove(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const tick = int64(1) << TimerWheelTickShift
 	const now = int64(1) << 40 // the cursor's tick starts here
@@ -478,6 +650,7 @@ func TestTimerWheelWakeTimeRacingMove(t *testing.T) {
 // after the cursor and checks past them, which cascades them into the heap
 // and fires them.
 func TestTimerWheelChunksReused(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const n = 1000
 	const tick = int64(1) << TimerWheelTickShift
@@ -516,6 +689,7 @@ func TestTimerWheelChunksReused(t *testing.T) {
 // moves two slots on), once the lists that empty slots keep reach their
 // budget: about 0.27 bytes per timer.
 func TestTimerWheelBurstAllocs(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const n = 20000
 	const tick = int64(1) << TimerWheelTickShift
@@ -565,6 +739,7 @@ func TestTimerWheelBurstAllocs(t *testing.T) {
 // all, as chunks fill, empty and pass between slots. It verifies the
 // wheel every 37 steps.
 func TestTimerWheelChunksFireExactly(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const n, steps = 3000, 20000
 	const tick = int64(1) << TimerWheelTickShift
@@ -634,6 +809,7 @@ func TestTimerWheelChunksFireExactly(t *testing.T) {
 // timers one each: a wheel that allocated chunks without reusing the
 // free ones would hold 32 more each cycle.
 func TestTimerWheelChunksBounded(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const n, cycles = 1000, 20
 	const tick = int64(1) << TimerWheelTickShift
@@ -671,6 +847,7 @@ func TestTimerWheelChunksBounded(t *testing.T) {
 // waits for a sweep (wheelSweepDue: one zombie of thousands of timers asks
 // for none) and never fires.
 func TestTimerWheelStopNotBehindLock(t *testing.T) {
+	wheelOnly(t)
 	for _, busy := range []bool{true, false} {
 		t.Run(fmt.Sprintf("busy=%v", busy), func(t *testing.T) { testStopNotBehindLock(t, busy) })
 	}
@@ -748,6 +925,7 @@ func endBusyTry(t *testing.T, try, tries, failed int, stop string) {
 // the timer does not wait for that P's timers lock while another P holds
 // it, busy (another P's stealing check cascading the set) or not.
 func TestTimerWheelStopOwnWhileLocked(t *testing.T) {
+	wheelOnly(t)
 	for _, busy := range []bool{true, false} {
 		t.Run(fmt.Sprintf("busy=%v", busy), func(t *testing.T) {
 			defer GOMAXPROCS(GOMAXPROCS(2))
@@ -779,6 +957,7 @@ func TestTimerWheelStopOwnWhileLocked(t *testing.T) {
 // lock for its own timer alone, not for a drain of hundreds of entries or
 // a sweep. (A Stop that empties the set drains: TestTimerWheelStopFixLeavesRing.)
 func TestTimerWheelOwnStopLeavesRing(t *testing.T) {
+	wheelOnly(t)
 	defer GOMAXPROCS(GOMAXPROCS(1))
 	if n := OwnStopLeavesRing(); n != TimerWheelStoppedMax {
 		t.Errorf("a Stop on the owner's P, the set keeping a timer, left the ring's count at %d, want %d", n, TimerWheelStoppedMax)
@@ -790,6 +969,7 @@ func TestTimerWheelOwnStopLeavesRing(t *testing.T) {
 // a Reset after a Stop must not pay for a sweep of the whole wheel, which
 // upstream's start never does.
 func TestTimerWheelAddLeavesSweep(t *testing.T) {
+	wheelOnly(t)
 	defer GOMAXPROCS(GOMAXPROCS(1))
 	const n = 40 // 20 unlisted zombies: more than a quarter, whatever else the P holds
 	afterAdd, afterCheck := AddLeavesSweep(n)
@@ -808,6 +988,7 @@ func TestTimerWheelAddLeavesSweep(t *testing.T) {
 // the whole wheel at every drain. Below it, the zombies stay unlisted,
 // marked for a later sweep.
 func TestTimerWheelOverflowSweepsAtQuarter(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	const timers = 8
 	for _, zombies := range []int{2, 3} { // a quarter of 8, then more
@@ -847,6 +1028,7 @@ func TestTimerWheelOverflowSweepsAtQuarter(t *testing.T) {
 // The ring is filled with entries that name a timer of no set (stale
 // entries, as a Stop leaves of a timer moved since).
 func TestTimerWheelStopFixLeavesRing(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	for _, tc := range []struct {
 		timers  int
@@ -876,6 +1058,7 @@ func TestTimerWheelStopFixLeavesRing(t *testing.T) {
 // timer in the ring, and the next drain removes it and sweeps, rather than
 // wait, with the timers lock held, for an entry that no Stop stores.
 func TestTimerWheelStoppedAfterOverflow(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	m := NewTimerModel(3)
 	for id := range 3 {
@@ -905,6 +1088,7 @@ func TestTimerWheelStoppedAfterOverflow(t *testing.T) {
 // (unlockAdded). The model's adds (TimerModel.Reset) unlock with
 // timers.unlock, which drains, so they do not test maybeAdd's drain.
 func TestTimerWheelAddDrains(t *testing.T) {
+	wheelOnly(t)
 	defer GOMAXPROCS(GOMAXPROCS(1))
 	const n = 3
 	before, after := AddAfterListedStops(n)
@@ -922,6 +1106,7 @@ func TestTimerWheelAddDrains(t *testing.T) {
 // would otherwise keep the timer, its function and argument reachable
 // until the set is locked again, which, with the set empty, no check does.
 func TestTimerWheelSweepDrainsListed(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	swept, nstopped, stale := SweepWithStopDuring()
 	if !swept {
@@ -938,6 +1123,7 @@ func TestTimerWheelSweepDrainsListed(t *testing.T) {
 // argument reachable (golang/go#75935). A Stop that finds the stopped ring
 // full removes its own timer at once, the lock being free.
 func TestTimerWheelStoppedDrained(t *testing.T) {
+	wheelOnly(t)
 	t.Setenv("GODEBUG", "timerslackdefer=1,timerslack=0")
 	for _, stops := range []int{1, TimerWheelStoppedMax, TimerWheelStoppedMax + 100} {
 		m := NewTimerModel(stops + 2)

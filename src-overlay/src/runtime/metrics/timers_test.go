@@ -108,7 +108,10 @@ func TestTimerMetricsCounts(t *testing.T) {
 	fired.Add(started - stopped)
 	timers := make([]*time.Timer, started)
 	for i := range timers {
-		timers[i] = time.AfterFunc(200*time.Millisecond+time.Duration(i)*time.Microsecond, fired.Done)
+		// Each is due before those started before it, by more than a start
+		// takes under qemu. The heap would sift each up, so the wheel's
+		// heap-first rule sends each to the wheel.
+		timers[i] = time.AfterFunc(200*time.Millisecond+time.Duration(started-i)*100*time.Microsecond, fired.Done)
 	}
 	for _, tm := range timers[:stopped] {
 		if !tm.Stop() {
