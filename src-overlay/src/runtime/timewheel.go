@@ -42,10 +42,11 @@
 // gcStart takes the heaps' zombies out before it marks (wheelDropZombies).
 // A stopped timer in the wheel leaves sooner. A Stop on the P that holds
 // the timer removes it at once, under that P's timers lock (wheelLockOwn,
-// wheelStop). It does not when the set is busy or its lock held (below). A Stop on another P marks the
-// timer a zombie under the timer's lock only, as upstream marks a heap
-// timer. It takes no timers lock, so it never waits behind the owner's
-// cascade. It also lists the timer in its set's stopped ring (wheelStopped).
+// wheelStop). It does not when the set is busy or its lock held (below).
+// A Stop on another P marks the timer a zombie under the timer's lock
+// only, as upstream marks a heap timer. It takes no timers lock, so it
+// never waits behind the owner's cascade. It also lists the timer in its
+// set's stopped ring (wheelStopped).
 // Every holder of the timers lock drains the ring, unlinking each listed
 // zombie in O(1):
 //
@@ -192,15 +193,14 @@ const timerWheeled = timerZombie << 1
 // timerWheelFix is set in timer.state, with timerWheeled, while a fix of
 // the timer is due. It is set when modify moved the timer earlier out of
 // its slot's span or revived it from a zombie. It is also set when stop
-// found the stopped ring full. Whoever sets
-// it calls wheelFix or wheelStopFix once it has dropped the timer's lock
-// (wheelFixDue). Every step that takes the timer out of its slot or
-// re-places it clears it (wheelUnlink, a cascade, wheelTake, a fresh
-// placement by wheelAdd), and so does wheelListLate, which lists it. After
-// an overflow it stays until the timer's slot cascades or a sweep drops
-// it. Until then the timer may lie in a slot that
-// starts after its when, or be a zombie in no ring. wheelVerify allows that
-// only for such a timer.
+// found the stopped ring full. Whoever sets it calls wheelFix or
+// wheelStopFix once it has dropped the timer's lock (wheelFixDue). Every
+// step that takes the timer out of its slot or re-places it clears it
+// (wheelUnlink, a cascade, wheelTake, a fresh placement by wheelAdd), and
+// so does wheelListLate, which lists it. After an overflow it stays until
+// the timer's slot cascades or a sweep drops it. Until then the timer may
+// lie in a slot that starts after its when, or be a zombie in no ring.
+// wheelVerify allows that only for such a timer.
 const timerWheelFix = timerWheeled << 1
 
 // wheelShift returns log2 of the span of a slot of level.
@@ -599,8 +599,8 @@ func (ts *timers) heapSifts(t *timer) bool {
 var wheelHeapFirst = true
 
 // wheelAddNew is wheelAdd for addHeap, for a timer that the heap would
-// sift up (heapSifts). If the heap is empty, which it is only in the wheel's own
-// tests (wheelHeapFirst), it also makes the heap's bound exact
+// sift up (heapSifts). If the heap is empty, which it is only in the
+// wheel's own tests (wheelHeapFirst), it also makes the heap's bound exact
 // (wheelHeapEmptied).
 func (ts *timers) wheelAddNew(t *timer) bool {
 	if !ts.wheelAdd(t) {
@@ -944,10 +944,11 @@ func (ts *timers) wheelUnlock() {
 	}
 }
 
-// unlockStopped is timers.unlock for a Stop that holds ts's lock. That is a
-// Stop on the owner's P, or one that found the ring full (wheelStopFix). While ts keeps a timer, it leaves the ring's entries and
-// an overflow's sweep to the next holder. So a Stop holds the lock for its
-// own timer alone, not for 512 entries or a sweep of the wheel.
+// unlockStopped is timers.unlock for a Stop that holds ts's lock. That is
+// a Stop on the owner's P, or one that found the ring full (wheelStopFix).
+// While ts keeps a timer, it leaves the ring's entries and an overflow's
+// sweep to the next holder. So a Stop holds the lock for its own timer
+// alone, not for 512 entries or a sweep of the wheel.
 //
 // Its critical section takes only its own timer out of the wheel. An entry
 // may name that timer: another Stop listed it, and this Stop stopped it
@@ -1310,9 +1311,9 @@ func (ts *timers) wheelLowerSlots() {
 
 // wheelFix re-places or removes t after a reset earlier or a reset of a
 // zombie (wheelModified). It runs on the caller's P, which need not be the
-// P of t's set ts. It locks ts, then t, in lock-rank order, and drains ts's
-// stopped ring as it unlocks ts. If t is a zombie,
-// it removes t. The caller must hold neither lock.
+// P of t's set ts. It locks ts, then t, in lock-rank order, and drains
+// ts's stopped ring as it unlocks ts. If t is a zombie, it removes t. The
+// caller must hold neither lock.
 //
 // If the re-placement lowered ts's wake time, wheelFix wakes the netpoller
 // for t's new deadline. modify's own wakeup is not enough for a wheel
@@ -1342,12 +1343,12 @@ func (t *timer) wheelFix() {
 }
 
 // wheelStopFix is wheelFix for a Stop that found the stopped ring of t's
-// set ts full (wheelStopped). It removes t at once
-// only if it can take the timers lock at once. Otherwise it lists t late, or t
-// overflows (wheelListLate, "Busy sets", "Stops never wait"). Holding the
-// lock, it unlocks as a Stop does (unlockStopped). While ts keeps a timer it does not drain, which would be
-// hundreds of timers' work for the Stops after it. The caller must hold
-// neither lock.
+// set ts full (wheelStopped). It removes t at once only if it can take the
+// timers lock at once. Otherwise it lists t late, or t overflows
+// (wheelListLate, "Busy sets", "Stops never wait"). Holding the lock, it
+// unlocks as a Stop does (unlockStopped). While ts keeps a timer it does
+// not drain, which would be hundreds of timers' work for the Stops after
+// it. The caller must hold neither lock.
 func (t *timer) wheelStopFix() {
 	ts := t.ts // read as wheelFix reads it
 	if ts == nil {
@@ -1357,21 +1358,8 @@ func (t *timer) wheelStopFix() {
 		ts.wheelListLate(t)
 		return
 	}
-	t.lock()
-	if t.ts == ts && t.state&(timerWheeled|timerZombie) == timerWheeled|timerZombie {
-		// Still the zombie this Stop made, the common case.
-		if ts.wheelUnlink(t) {
-			ts.wheelRaiseMin()
-		}
-		ts.wheelDrop(t)
-		t.unlock()
-		if verifyWheel {
-			ts.wheelVerify()
-		}
-		ts.unlockStopped()
-		return
-	}
-	t.unlock()
+	// t may have been reset, moved or dropped since. wheelReplaceLocked
+	// looks again under t's lock.
 	deadline, earlier := ts.wheelReplaceLocked(t)
 	ts.unlockStopped()
 	if earlier {
